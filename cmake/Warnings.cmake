@@ -1,0 +1,17 @@
+# kindling_warnings(target): the kit's warning set, errors unless KINDLING_WERROR=OFF.
+function(kindling_warnings target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
+    -Wnon-virtual-dtor -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+    # GCC 12 reports false -Wrestrict errors inside std::string's operator+ at -O3 (GCC bug 105651).
+    target_compile_options(${target} PRIVATE -Wno-restrict)
+  endif()
+  if(KINDLING_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(KINDLING_TREE STREQUAL "exercises")
+    # A stub ignores its arguments and may leave locals unused until it is filled in.
+    target_compile_options(${target} PRIVATE -Wno-unused-parameter -Wno-unused-variable
+      -Wno-unused-but-set-variable -Wno-unused-function)
+  endif()
+endfunction()

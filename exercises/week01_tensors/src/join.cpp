@@ -1,0 +1,208 @@
+// Joining, splitting and indexing: cat, stack, chunk, split, index_select,
+// masked_select, masked_fill, where, repeat.
+
+#include <kindling/factory.hpp>
+#include <kindling/join.hpp>
+#include <kindling/ops.hpp>
+
+#include "internal.hpp"
+#include "loop.hpp"
+
+namespace kindling {
+
+Tensor cat(const TensorList& tensors, std::int64_t dim) {
+  KINDLING_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
+  // Like PyTorch, 1-d empty tensors are skipped (a legacy rule that lets torch.cat start from torch.tensor([])).
+  auto skipped = [](const Tensor& t) { return t.dim() == 1 && t.numel() == 0; };
+  const Tensor* ref = &tensors.front();
+  ScalarType dtype = tensors.front().dtype();
+  for (const auto& t : tensors) {
+    dtype = promote_types(dtype, t.dtype());
+    if (skipped(*ref) && !skipped(t)) ref = &t;
+  }
+  if (skipped(*ref)) return empty({0}, dtype);
+  KINDLING_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
+  const std::int64_t d = wrap_dim(dim, ref->dim());
+  Shape shape = ref->sizes().vec();
+  shape[d] = 0;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (skipped(t)) continue;
+    KINDLING_CHECK(t.dim() == ref->dim(), "Tensors must have same number of dimensions: got ", ref->dim(), " and ",
+                   t.dim());
+    for (std::int64_t k = 0; k < t.dim(); ++k)
+      KINDLING_CHECK(k == d || t.sizes()[k] == ref->sizes()[k], "Sizes of tensors must match except in dimension ", d,
+                     ". Expected size ", ref->sizes()[k], " but got size ", t.sizes()[k], " for tensor number ", i,
+                     " in the list.");
+    shape[d] += t.sizes()[d];
+  }
+  Tensor out = detail::empty_contiguous(shape, dtype);
+  std::int64_t offset = 0;
+  for (const auto& t : tensors) {
+    if (skipped(t)) continue;
+    out.narrow(d, offset, t.sizes()[d]).copy_(t);
+    offset += t.sizes()[d];
+  }
+  return out;
+}
+
+Tensor stack(const TensorList& tensors, std::int64_t dim) {
+  KINDLING_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
+  TensorList parts;
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()), "stack expects each tensor to be equal size, but got ",
+                   to_string(tensors.front().sizes()), " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
+    parts.push_back(tensors[i].unsqueeze(d));
+  }
+  return cat(parts, d);
+}
+
+std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
+  KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
+  KINDLING_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  const std::int64_t size = x.sizes()[d];
+  KINDLING_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
+                 size);
+  std::vector<Tensor> out;
+  if (size == 0) return {x.narrow(d, 0, 0)};
+  for (std::int64_t start = 0; start < size; start += split_size)
+    out.push_back(x.narrow(d, start, std::min(split_size, size - start)));
+  return out;
+}
+
+std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes, std::int64_t dim) {
+  KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  std::int64_t total = 0;
+  for (auto s : split_sizes) {
+    KINDLING_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
+                   to_string(split_sizes));
+    total += s;
+  }
+  KINDLING_CHECK(total == x.sizes()[d], "split_with_sizes expects split_sizes to sum exactly to ", x.sizes()[d],
+                 " (input tensor's size at dimension ", d, "), but got split_sizes=", to_string(split_sizes));
+  std::vector<Tensor> out;
+  std::int64_t start = 0;
+  for (auto s : split_sizes) {
+    out.push_back(x.narrow(d, start, s));
+    start += s;
+  }
+  return out;
+}
+
+std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
+  KINDLING_CHECK(x.dim() > 0, "chunk expects at least a 1-dimensional tensor");
+  KINDLING_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
+  const std::int64_t size = x.sizes()[wrap_dim(dim, x.dim())];
+  const std::int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {  // PyTorch returns `chunks` empty pieces
+    return split(x, std::vector<std::int64_t>(static_cast<std::size_t>(chunks), 0), dim);
+  }
+  return split(x, split_size, dim);
+}
+
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  KINDLING_CHECK_AS(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
+                 "index_select(): Expected dtype int32 or int64 for index");
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  const auto idx = index.to_vector<std::int64_t>();
+  Shape shape = x.sizes().vec();
+  if (x.dim() > 0) shape[d] = static_cast<std::int64_t>(idx.size());
+  Tensor out = detail::empty_contiguous(shape, x.dtype());
+  const std::int64_t size = x.dim() > 0 ? x.sizes()[d] : 1;
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    KINDLING_CHECK_AS(IndexError, idx[i] >= 0 && idx[i] < size, "INDICES element is out of DATA bounds, id=", idx[i],
+                      " axis_dim=", size);
+    if (x.dim() == 0) out.copy_(x);
+    else out.select(d, static_cast<std::int64_t>(i)).copy_(x.select(d, idx[i]));
+  }
+  return out;
+}
+
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  KINDLING_CHECK(mask.dtype() == kBool, "masked_select: expected BoolTensor for mask");
+  const Shape shape = broadcast_shapes(mask.sizes(), x.sizes());
+  const Tensor xs = x.expand(shape).contiguous();
+  const auto keep = mask.expand(shape).to_vector<bool>();
+  std::int64_t n = 0;
+  for (bool k : keep) n += k;
+  Tensor out = detail::empty_contiguous({n}, x.dtype());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = static_cast<const T*>(xs.data_ptr());
+    T* o = static_cast<T*>(out.data_ptr());
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) *o++ = in[i];
+  });
+  return out;
+}
+
+const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  KINDLING_CHECK(mask.dtype() == kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
+                 dtype_name(mask.dtype()));
+  detail::check_no_internal_overlap(x);
+  const Tensor m = mask.expand(x.sizes());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.to<T>();
+    auto loop = detail::make_loop<2>(x.sizes(), {&x, &m});
+    detail::run_loop(loop, [v](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+      for (std::int64_t i = 0; i < n; ++i)
+        if (*reinterpret_cast<const bool*>(p[1] + i * s[1])) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+    });
+  });
+  x.bump_version();
+  return x;
+}
+
+Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
+  Tensor out = x.expand(shape).clone();
+  masked_fill_(out, mask, value);
+  return out;
+}
+
+Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
+  KINDLING_CHECK(condition.dtype() == kBool, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+                 dtype_short_name(condition.dtype()));
+  const ScalarType t = result_type(a, b);
+  const Shape shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
+  Tensor out = detail::empty_contiguous(shape, t);
+  const Tensor ac = a.to(t), bc = b.to(t);
+  visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto loop = detail::make_loop<4>(shape, {&out, &condition, &ac, &bc});
+    detail::run_loop(loop, [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+    });
+  });
+  return out;
+}
+
+Tensor repeat(const Tensor& x, IntArrayRef repeats) {
+  KINDLING_CHECK(static_cast<std::int64_t>(repeats.size()) >= x.dim(),
+                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
+  for (auto r : repeats) KINDLING_CHECK(r >= 0, "Trying to create tensor with negative dimension ", r, ": ", to_string(repeats));
+  // Pad x with leading size-1 dims, then view it as [r0, s0, r1, s1, ...] with stride 0 on
+  // each repeat dim: one copy of that view is the tiled result.
+  const std::size_t n = repeats.size();
+  const std::size_t lead = n - static_cast<std::size_t>(x.dim());
+  Shape sizes, strides, out_shape;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t s = i < lead ? 1 : x.sizes()[i - lead];
+    const std::int64_t st = i < lead ? 0 : x.strides()[i - lead];
+    sizes.insert(sizes.end(), {repeats[i], s});
+    strides.insert(strides.end(), {0, st});
+    out_shape.push_back(repeats[i] * s);
+  }
+  if (numel_of(out_shape) == 0 || x.numel() == 0) return zeros(out_shape, x.dtype());
+  return x.as_strided(sizes, strides, x.storage_offset()).clone().view(out_shape);
+}
+
+}  // namespace kindling

@@ -1,0 +1,293 @@
+// Reductions. One strided kernel reduces any set of dims: the accumulator is
+// viewed with stride 0 along the reduced dims, so the loop walks the input in
+// memory order and adds into the right output element (PyTorch's TensorIterator
+// does the same). Sums accumulate in double (floats) or int64 (integers).
+
+#include <cmath>
+#include <limits>
+
+#include <kindling/factory.hpp>
+#include <kindling/ops.hpp>
+
+#include "internal.hpp"
+#include "loop.hpp"
+
+namespace kindling {
+namespace {
+
+enum class Red { Sum, Prod, Max, Min };
+
+template <class T> using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+
+template <Red R, class A, class T>
+A combine(A acc, T v) {
+  if constexpr (R == Red::Sum) return acc + static_cast<A>(v);
+  else if constexpr (R == Red::Prod) return acc * static_cast<A>(v);
+  else {
+    if constexpr (std::is_floating_point_v<T>)
+      if (v != v) return v;  // NaN propagates
+    if constexpr (R == Red::Max) return v > acc ? v : acc;
+    else return v < acc ? v : acc;
+  }
+}
+
+// acc[out index] = combine(acc, x) over the loop; `acc` is x.sizes() with stride 0 on reduced dims.
+template <Red R, class A, class T>
+void reduce_kernel(const Tensor& acc_view, const Tensor& x) {
+  auto loop = detail::make_loop<2>(x.sizes(), {&acc_view, &x}, 1);
+  detail::run_loop(loop, [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    A* out = reinterpret_cast<A*>(p[0]);
+    if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+      const T* in = reinterpret_cast<const T*>(p[1]);
+      if constexpr (R == Red::Sum) {
+        // Eight independent partial sums let the compiler keep several vector adds in flight.
+        A part[8] = {};
+        std::int64_t i = 0;
+        for (; i + 8 <= n; i += 8)
+          for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
+        A a = *out;
+        for (; i < n; ++i) a += static_cast<A>(in[i]);
+        *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
+      } else {
+        A a = *out;
+        for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
+        *out = a;
+      }
+    } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+      const T* in = reinterpret_cast<const T*>(p[1]);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
+        a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+      }
+    }
+  });
+}
+
+// Which dims are reduced; empty `dims` means all.
+std::vector<bool> reduced_mask(const Tensor& x, IntArrayRef dims) {
+  std::vector<bool> mask(static_cast<std::size_t>(x.dim()), dims.empty());
+  for (auto d : dims) {
+    const std::int64_t w = wrap_dim(d, x.dim());
+    KINDLING_CHECK(!mask[w], "dim ", w, " appears multiple times in the list of dims");
+    mask[w] = true;
+  }
+  return mask;
+}
+
+Shape reduced_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim) {
+  Shape shape;
+  for (std::int64_t d = 0; d < x.dim(); ++d) {
+    if (!mask[d]) shape.push_back(x.sizes()[d]);
+    else if (keepdim) shape.push_back(1);
+  }
+  return shape;
+}
+
+// Reduces x (of type T) over `mask`, returning the accumulator with keepdim shape.
+template <Red R, class A, class T>
+Tensor reduce_to_acc(const Tensor& x, const std::vector<bool>& mask, A init) {
+  Tensor acc = full(reduced_shape(x, mask, true), init, dtype_of<A>());
+  reduce_kernel<R, A, T>(acc.expand(x.sizes()), x);
+  return acc;
+}
+
+Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  const Tensor in = dtype ? x.to(*dtype) : x;
+  const ScalarType out_type = dtype ? *dtype : (is_integral(x.dtype(), true) ? kInt64 : x.dtype());
+  const auto mask = reduced_mask(in, dims);
+  Tensor acc = visit_dtype(in.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return reduce_to_acc<Red::Sum, SumAcc<T>, T>(in, mask, SumAcc<T>{0});
+  });
+  return acc.to(out_type).view(reduced_shape(in, mask, keepdim));
+}
+
+Tensor extreme_all(const Tensor& x, Red r, const char* name) {
+  KINDLING_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                                      "reduction dim with the 'dim' argument.");
+  const std::vector<bool> mask(static_cast<std::size_t>(x.dim()), true);
+  return visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const bool is_max = r == Red::Max;
+    T init;
+    if constexpr (std::is_floating_point_v<T>) init = is_max ? -INFINITY : INFINITY;
+    else init = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    Tensor acc = is_max ? reduce_to_acc<Red::Max, T, T>(x, mask, init) : reduce_to_acc<Red::Min, T, T>(x, mask, init);
+    return acc.view(Shape{});
+  });
+}
+
+// Values and first indices of the extreme along one dim.
+std::tuple<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max, const char* name) {
+  if (x.dim() == 0) {
+    wrap_dim(dim, 0);
+    return {x.clone(), zeros({}, kInt64)};
+  }
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  KINDLING_CHECK_AS(IndexError, x.sizes()[d] > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  const Tensor moved = x.movedim(d, -1).contiguous();
+  const std::int64_t n = moved.sizes().back();
+  const std::int64_t rows = moved.numel() / n;
+  Shape out_shape(moved.sizes().begin(), moved.sizes().end() - 1);
+  Tensor values = detail::empty_contiguous(out_shape, x.dtype());
+  Tensor indices = detail::empty_contiguous(out_shape, kInt64);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* in = static_cast<const T*>(moved.data_ptr());
+    T* vals = static_cast<T*>(values.data_ptr());
+    auto* idx = static_cast<std::int64_t*>(indices.data_ptr());
+    for (std::int64_t r = 0; r < rows; ++r) {
+      const T* row = in + r * n;
+      std::int64_t best = 0;
+      for (std::int64_t i = 1; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>)
+          if (row[best] != row[best]) break;  // the first NaN wins
+        const bool better = is_max ? row[i] > row[best] : row[i] < row[best];
+        bool nan = false;
+        if constexpr (std::is_floating_point_v<T>) nan = row[i] != row[i];
+        if (better || nan) best = i;
+      }
+      vals[r] = row[best];
+      idx[r] = best;
+    }
+  });
+  if (keepdim) return {values.unsqueeze(d), indices.unsqueeze(d)};
+  return {values, indices};
+}
+
+// Max over dims, keeping them; non-finite maxima become 0 (the shift for log-sum-exp).
+Tensor stable_shift(const Tensor& x, const std::vector<bool>& mask) {
+  return visit_dtype(x.dtype(), [&](auto tag) -> Tensor {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      Tensor m = reduce_to_acc<Red::Max, T, T>(x, mask, -INFINITY);
+      T* p = static_cast<T*>(m.data_ptr());
+      for (std::int64_t i = 0; i < m.numel(); ++i)
+        if (!std::isfinite(p[i])) p[i] = 0;
+      return m;
+    } else {
+      throw Error("logsumexp: expected a floating point tensor");
+    }
+  });
+}
+
+// Applies a row-wise kernel along `dim`: moves it last, runs f(in_row, out_row, n), moves it back.
+template <class F>
+Tensor along_dim(const Tensor& x, std::int64_t dim, F f) {
+  if (x.dim() == 0) {
+    wrap_dim(dim, 0);
+    return along_dim(x.reshape({1}), 0, f).reshape(Shape{});
+  }
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  const Tensor moved = x.movedim(d, -1).contiguous();
+  Tensor out = detail::empty_contiguous(moved.sizes(), x.dtype());
+  const std::int64_t n = moved.sizes().back();
+  const std::int64_t rows = n == 0 ? 0 : moved.numel() / n;
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* in = static_cast<const T*>(moved.data_ptr());
+      T* o = static_cast<T*>(out.data_ptr());
+      for (std::int64_t r = 0; r < rows; ++r) f(in + r * n, o + r * n, n);
+    }
+  });
+  return out.movedim(-1, d).contiguous();
+}
+
+Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype, bool log, const char* kernel) {
+  const Tensor in = dtype ? x.to(*dtype) : x;
+  KINDLING_CHECK(in.is_floating_point(), "\"", kernel, "\" not implemented for '", dtype_short_name(in.dtype()), "'");
+  return along_dim(in, dim, [log](const auto* row, auto* out, std::int64_t n) {
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(out)>>;
+    T m = -INFINITY;
+    for (std::int64_t i = 0; i < n; ++i) m = row[i] > m || row[i] != row[i] ? row[i] : m;
+    if (!std::isfinite(m)) m = std::isnan(m) ? m : 0;
+    double s = 0;
+    for (std::int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
+    if (log) {
+      const T lse = static_cast<T>(std::log(s));
+      for (std::int64_t i = 0; i < n; ++i) out[i] = row[i] - m - lse;
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(std::exp(static_cast<double>(row[i] - m)) / s);
+    }
+  });
+}
+
+}  // namespace
+
+Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum_impl(x, {}, false, dtype); }
+Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  return sum_impl(x, dims, keepdim, dtype);
+}
+
+Tensor mean(const Tensor& x) { return mean(x, {}, false); }
+Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  KINDLING_CHECK(x.is_floating_point(), "mean(): could not infer output dtype. Input dtype must be either a floating "
+                                        "point or complex dtype. Got: ", dtype_short_name(x.dtype()));
+  const auto mask = reduced_mask(x, dims);
+  std::int64_t count = 1;
+  for (std::int64_t d = 0; d < x.dim(); ++d)
+    if (mask[d]) count *= x.sizes()[d];
+  Tensor acc = visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    return reduce_to_acc<Red::Sum, double, T>(x, mask, 0.0);
+  });
+  auto* p = static_cast<double*>(acc.data_ptr());
+  for (std::int64_t i = 0; i < acc.numel(); ++i) p[i] /= static_cast<double>(count);
+  return acc.to(x.dtype()).view(reduced_shape(x, mask, keepdim));
+}
+
+Tensor prod(const Tensor& x) {
+  const std::vector<bool> mask(static_cast<std::size_t>(x.dim()), true);
+  return visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
+    return acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()).view(Shape{});
+  });
+}
+
+Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
+  const Shape dims{dim};
+  const auto mask = reduced_mask(x, dims);
+  return visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
+    return acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()).view(reduced_shape(x, mask, keepdim));
+  });
+}
+
+Tensor max(const Tensor& x) { return extreme_all(x, Red::Max, "max"); }
+Tensor min(const Tensor& x) { return extreme_all(x, Red::Min, "min"); }
+std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return extreme_dim(x, dim, keepdim, true, "max");
+}
+std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return extreme_dim(x, dim, keepdim, false, "min");
+}
+Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  if (!dim) return std::get<1>(extreme_dim(x.reshape({-1}), 0, false, true, "argmax"));
+  return std::get<1>(extreme_dim(x, *dim, keepdim, true, "argmax"));
+}
+Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
+  if (!dim) return std::get<1>(extreme_dim(x.reshape({-1}), 0, false, false, "argmin"));
+  return std::get<1>(extreme_dim(x, *dim, keepdim, false, "argmin"));
+}
+
+Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
+  const auto mask = reduced_mask(in, dims);
+  const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
+  Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
+  return r.view(reduced_shape(in, mask, keepdim));
+}
+
+Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl");
+}
+Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
+  return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl");
+}
+
+}  // namespace kindling

@@ -1,0 +1,249 @@
+// Tensor and Storage basics: construction, metadata, as_strided, element writes and copies.
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <sstream>
+
+#include <kindling/factory.hpp>
+#include <kindling/linalg.hpp>
+#include <kindling/ops.hpp>
+#include <kindling/tensor.hpp>
+
+#include "internal.hpp"
+#include "loop.hpp"
+
+namespace kindling {
+
+std::string to_string(IntArrayRef list) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    if (i) s += ", ";
+    s += std::to_string(list[i]);
+  }
+  return s + "]";
+}
+
+std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
+  const std::int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-d tensor accepts -1 and 0
+  KINDLING_CHECK_AS(IndexError, dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n,
+                    ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+void check_sizes_nonnegative(IntArrayRef sizes) {
+  for (auto s : sizes)
+    KINDLING_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+}
+
+// ---- Storage ------------------------------------------------------------------------
+Storage Storage::allocate(std::size_t nbytes, Device device) {
+  KINDLING_CHECK(device.is_cpu(), "Storage::allocate: only CPU memory is available here");
+  constexpr std::size_t kAlign = 64;
+  const std::size_t rounded = (std::max<std::size_t>(nbytes, 1) + kAlign - 1) / kAlign * kAlign;
+  void* p = std::aligned_alloc(kAlign, rounded);
+  if (!p) throw std::bad_alloc();
+  Storage s;
+  s.buffer_ = std::make_shared<Buffer>();
+  s.buffer_->data = p;
+  s.buffer_->nbytes = nbytes;
+  s.buffer_->device = device;
+  s.buffer_->deleter = [](void* q) { std::free(q); };
+  return s;
+}
+
+Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter, Device device) {
+  Storage s;
+  s.buffer_ = std::make_shared<Buffer>();
+  s.buffer_->data = data;
+  s.buffer_->nbytes = nbytes;
+  s.buffer_->device = device;
+  s.buffer_->deleter = std::move(deleter);
+  return s;
+}
+
+// ---- Tensor -------------------------------------------------------------------------
+Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::move(storage);
+  impl->sizes = std::move(sizes);
+  impl->strides = std::move(strides);
+  impl->storage_offset = storage_offset;
+  impl->dtype = dtype;
+  impl->version = std::make_shared<VersionCounter>();
+  return Tensor(std::move(impl));
+}
+
+TensorImpl& Tensor::impl() const {
+  KINDLING_CHECK(impl_ != nullptr, "this tensor is undefined (default-constructed)");
+  return *impl_;
+}
+
+std::int64_t Tensor::size(std::int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
+std::int64_t Tensor::stride(std::int64_t d) const { return strides()[wrap_dim(d, dim())]; }
+
+void* Tensor::data_ptr() const {
+  return static_cast<char*>(storage().data()) + storage_offset() * static_cast<std::int64_t>(element_size());
+}
+
+std::uint32_t Tensor::version() const { return impl().version->version.load(std::memory_order_relaxed); }
+void Tensor::bump_version() const { impl().version->version.fetch_add(1, std::memory_order_relaxed); }
+
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> offset) const {
+  KINDLING_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
+  check_sizes_nonnegative(sizes);
+  const std::int64_t off = offset.value_or(storage_offset());
+  KINDLING_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
+  std::int64_t last = off;  // offset of the last element
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    KINDLING_CHECK(strides[d] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
+                   to_string(strides));
+    if (sizes[d] == 0) {
+      last = -1;
+      break;
+    }
+    last += (sizes[d] - 1) * strides[d];
+  }
+  const auto es = static_cast<std::int64_t>(element_size());
+  if (last >= 0)
+    KINDLING_CHECK((last + 1) * es <= static_cast<std::int64_t>(storage().nbytes()), "setStorage: sizes ",
+                   to_string(sizes), ", strides ", to_string(strides), ", storage offset ", off, ", and itemsize ", es,
+                   " requiring a storage size of ", (last + 1) * es, " are out of bounds for storage of size ",
+                   storage().nbytes());
+  Tensor t = make(storage(), sizes.vec(), strides.vec(), off, dtype());
+  t.impl().version = impl().version;  // views share the version counter
+  t.impl().autograd = nullptr;
+  return t;
+}
+
+Tensor Tensor::movedim(std::int64_t source, std::int64_t destination) const {
+  const std::int64_t s = wrap_dim(source, dim());
+  const std::int64_t d = wrap_dim(destination, dim());
+  Shape order;
+  for (std::int64_t i = 0; i < dim(); ++i)
+    if (i != s) order.push_back(i);
+  order.insert(order.begin() + d, s);
+  return permute(order);
+}
+
+Tensor Tensor::flatten(std::int64_t start_dim, std::int64_t end_dim) const {
+  if (dim() == 0) return reshape({1});
+  const std::int64_t s = wrap_dim(start_dim, dim());
+  const std::int64_t e = wrap_dim(end_dim, dim());
+  KINDLING_CHECK(s <= e, "flatten() has invalid args: start_dim cannot come after end_dim");
+  Shape shape(sizes().begin(), sizes().begin() + s);
+  std::int64_t merged = 1;
+  for (std::int64_t i = s; i <= e; ++i) merged *= sizes()[i];
+  shape.push_back(merged);
+  shape.insert(shape.end(), sizes().begin() + e + 1, sizes().end());
+  return reshape(shape);
+}
+
+Scalar Tensor::item() const {
+  return visit_dtype(dtype(), [&](auto tag) -> Scalar {
+    using T = typename decltype(tag)::type;
+    return Scalar(item<T>());
+  });
+}
+
+const Tensor& Tensor::fill_(const Scalar& value) const {
+  detail::check_no_internal_overlap(*this);
+  visit_dtype(dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.to<T>();
+    auto loop = detail::make_loop<1>(sizes(), {this});
+    detail::run_loop(loop, [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* out = reinterpret_cast<T*>(p[0]);
+        std::fill(out, out + n, v);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+  bump_version();
+  return *this;
+}
+
+namespace {
+template <class D, class S>
+void copy_kernel(const Tensor& dst, const Tensor& src) {
+  auto loop = detail::make_loop<2>(dst.sizes(), {&dst, &src});
+  detail::run_loop(loop, [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    if constexpr (std::is_same_v<D, S>) {
+      if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+        std::memcpy(p[0], p[1], static_cast<std::size_t>(n) * sizeof(D));
+        return;
+      }
+    }
+    if (s[0] == sizeof(D) && s[1] == sizeof(S)) {
+      D* __restrict out = reinterpret_cast<D*>(p[0]);
+      const S* __restrict in = reinterpret_cast<const S*>(p[1]);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<D>(in[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<D*>(p[0] + i * s[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1] + i * s[1]));
+    }
+  });
+}
+}  // namespace
+
+const Tensor& Tensor::copy_(const Tensor& src) const {
+  detail::check_no_internal_overlap(*this);
+  const Shape b = broadcast_shapes(sizes(), src.sizes());
+  KINDLING_CHECK(IntArrayRef(b).equals(sizes()), "output with shape ", to_string(sizes()),
+                 " doesn't match the broadcast shape ", to_string(b));
+  // Reading from memory we are writing would corrupt the result: copy the source first.
+  Tensor from = src;
+  if (src.is_alias_of(*this) && !(src.data_ptr() == data_ptr() && src.strides().equals(strides())))
+    from = src.clone();
+  visit_dtype(dtype(), [&](auto dtag) {
+    visit_dtype(from.dtype(), [&](auto stag) {
+      copy_kernel<typename decltype(dtag)::type, typename decltype(stag)::type>(*this, from);
+    });
+  });
+  bump_version();
+  return *this;
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = empty(sizes(), dtype());
+  out.copy_(*this);
+  return out;
+}
+
+Tensor Tensor::to(ScalarType t) const {
+  if (t == dtype()) return *this;
+  Tensor out = empty(sizes(), t);
+  out.copy_(*this);
+  return out;
+}
+
+// Member conveniences forward to the free functions.
+Tensor Tensor::sum() const { return kindling::sum(*this); }
+Tensor Tensor::sum(IntArrayRef dims, bool keepdim) const { return kindling::sum(*this, dims, keepdim); }
+Tensor Tensor::mean() const { return kindling::mean(*this); }
+Tensor Tensor::mean(IntArrayRef dims, bool keepdim) const { return kindling::mean(*this, dims, keepdim); }
+Tensor Tensor::max() const { return kindling::max(*this); }
+Tensor Tensor::min() const { return kindling::min(*this); }
+Tensor Tensor::abs() const { return kindling::abs(*this); }
+Tensor Tensor::exp() const { return kindling::exp(*this); }
+Tensor Tensor::log() const { return kindling::log(*this); }
+Tensor Tensor::relu() const { return kindling::relu(*this); }
+Tensor Tensor::matmul(const Tensor& other) const { return kindling::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const { return kindling::mm(*this, other); }
+const Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const { return kindling::add_(*this, other, alpha); }
+const Tensor& Tensor::add_(const Scalar& value) const { return kindling::add_(*this, detail::wrapped_scalar(value)); }
+const Tensor& Tensor::sub_(const Tensor& other) const { return kindling::sub_(*this, other); }
+const Tensor& Tensor::mul_(const Tensor& other) const { return kindling::mul_(*this, other); }
+const Tensor& Tensor::mul_(const Scalar& value) const { return kindling::mul_(*this, detail::wrapped_scalar(value)); }
+const Tensor& Tensor::div_(const Tensor& other) const { return kindling::div_(*this, other); }
+const Tensor& Tensor::div_(const Scalar& value) const { return kindling::div_(*this, detail::wrapped_scalar(value)); }
+
+std::string to_string(const Tensor& t) {
+  std::ostringstream out;
+  out << t;
+  return out.str();
+}
+
+}  // namespace kindling

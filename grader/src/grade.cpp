@@ -1,0 +1,164 @@
+// Turning a task's test run into a status and a message.
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "grader.hpp"
+
+namespace kindling::grader {
+namespace {
+
+const char* kNotImplementedTag = "[not implemented]";
+
+// The test that was running when the process died: the last "[ RUN      ]" without an end line.
+std::string last_running_test(const std::string& output) {
+  std::string last;
+  std::istringstream in(output);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("[ RUN      ] ", 0) == 0) last = line.substr(13);
+    else if (line.rfind("[       OK ] ", 0) == 0 || line.rfind("[  FAILED  ] ", 0) == 0 ||
+             line.rfind("[  SKIPPED ] ", 0) == 0)
+      last.clear();
+  }
+  return last;
+}
+
+// A failure text without GoogleTest's "file:line" first line, shortened.
+std::string tidy(std::string text) {
+  const auto nl = text.find('\n');
+  if (nl != std::string::npos && (text.rfind("unknown file", 0) == 0 || text.find(':') < nl)) text = text.substr(nl + 1);
+  // Uncaught exceptions: keep just the description.
+  static const std::regex thrown(R"re(C\+\+ exception with description "([\s\S]*)" thrown in the test body\.?)re");
+  std::smatch m;
+  if (std::regex_search(text, m, thrown)) text = m[1];
+  for (auto& c : text)
+    if (c == '\n') c = ' ';
+  if (text.size() > 400) text = text.substr(0, 397) + "...";
+  return text;
+}
+
+std::string not_implemented_message(const std::string& text) {
+  const auto at = text.find(kNotImplementedTag);
+  std::string s = text.substr(at);
+  const auto colon = s.find(':');
+  return colon == std::string::npos ? s : s.substr(0, colon) + " (the stub still throws)";
+}
+
+}  // namespace
+
+std::string to_string(Status s) {
+  switch (s) {
+    case Status::Passed: return "passed";
+    case Status::Failed: return "failed";
+    case Status::NotImplemented: return "not_implemented";
+    case Status::Crashed: return "crashed";
+    case Status::TimedOut: return "timed_out";
+    case Status::BuildError: return "build_error";
+  }
+  return "?";
+}
+
+TaskResult classify(const Task& task, const ProcessResult& run, const std::string& gtest_json, double timeout_s) {
+  TaskResult r;
+  r.task = task;
+  r.seconds = run.seconds;
+  const std::string running = last_running_test(run.output);
+  const std::string in_test = running.empty() ? "" : " in " + running;
+  if (run.timed_out) {
+    r.status = Status::TimedOut;
+    std::ostringstream msg;
+    msg << "did not finish within " << timeout_s << " s" << in_test << " (an infinite loop or a deadlock?)";
+    r.message = msg.str();
+    return r;
+  }
+  if (run.signal != 0) {
+    r.status = Status::Crashed;
+    r.message = std::string("crashed with signal ") + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")" +
+                in_test;
+    return r;
+  }
+  nlohmann::json j = nlohmann::json::parse(gtest_json, nullptr, false);
+  if (gtest_json.empty() || j.is_discarded() || !j.contains("testsuites")) {
+    r.status = run.exit_code == 0 ? Status::Failed : Status::Crashed;
+    r.message = run.exit_code == 0 ? "the test program wrote no results"
+                                   : "exited with code " + std::to_string(run.exit_code) + in_test +
+                                         " before writing its results";
+    return r;
+  }
+  std::string first_failure, first_ni;
+  for (const auto& suite : j["testsuites"]) {
+    for (const auto& test : suite.value("testsuite", nlohmann::json::array())) {
+      ++r.tests_total;
+      const auto& failures = test.value("failures", nlohmann::json::array());
+      if (failures.empty()) {
+        ++r.tests_passed;
+        continue;
+      }
+      const std::string text = failures[0].value("failure", "");
+      const std::string name = test.value("name", "");
+      if (text.find(kNotImplementedTag) != std::string::npos) {
+        if (first_ni.empty()) first_ni = not_implemented_message(text);
+      } else if (first_failure.empty()) {
+        first_failure = name + ": " + tidy(text);
+      }
+    }
+  }
+  if (r.tests_total == 0) {
+    r.status = Status::Failed;
+    r.message = "no tests found for this task (GoogleTest suite " + task.suite() + ")";
+  } else if (!first_failure.empty()) {
+    r.status = Status::Failed;
+    r.message = first_failure;
+  } else if (!first_ni.empty()) {
+    r.status = Status::NotImplemented;
+    r.message = first_ni;
+  } else if (run.exit_code != 0) {
+    r.status = Status::Crashed;
+    r.message = "all tests passed but the program exited with code " + std::to_string(run.exit_code);
+  } else {
+    r.status = Status::Passed;
+    r.points = task.points;
+  }
+  return r;
+}
+
+TaskResult run_task(const Task& task, const std::filesystem::path& binary, double timeout_s,
+                    const std::filesystem::path& work_dir) {
+  std::filesystem::create_directories(work_dir);
+  const auto json = work_dir / (task.id + ".json");
+  const auto log = work_dir / (task.id + ".log");
+  std::filesystem::remove(json);
+  const ProcessResult run = run_process(
+      {binary.string(), "--gtest_filter=" + task.suite() + ".*", "--gtest_output=json:" + json.string(),
+       "--gtest_color=no"},
+      timeout_s, log);
+  std::string text;
+  if (std::ifstream in(json); in) {
+    std::ostringstream s;
+    s << in.rdbuf();
+    text = s.str();
+  }
+  return classify(task, run, text, timeout_s);
+}
+
+std::string first_build_error(const std::string& log) {
+  std::istringstream in(log);
+  std::string line;
+  std::vector<std::string> tail;
+  while (std::getline(in, line)) {
+    if (line.find("error:") != std::string::npos || line.find("Error:") != std::string::npos) return line;
+    tail.push_back(line);
+    if (tail.size() > 5) tail.erase(tail.begin());
+  }
+  std::string s;
+  for (const auto& l : tail) s += l + " ";
+  return s.empty() ? "the build failed" : s;
+}
+
+}  // namespace kindling::grader

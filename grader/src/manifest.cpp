@@ -1,0 +1,62 @@
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "grader.hpp"
+
+namespace kindling::grader {
+
+std::string Task::suite() const {
+  std::string s = id;
+  const auto dot = s.find('.');
+  if (dot != std::string::npos) s[dot] = '_';
+  return s;
+}
+
+Manifest read_manifest(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) throw std::runtime_error("cannot read the task manifest " + file.string());
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(file.string() + ": " + e.what());
+  }
+  Manifest m;
+  for (const auto& w : j.at("weeks"))
+    m.weeks.push_back({w.at("id").get<std::string>(), w.at("folder").get<std::string>(), w.value("title", "")});
+  for (const auto& t : j.at("tasks")) {
+    Task task;
+    task.id = t.at("id").get<std::string>();
+    task.title = t.value("title", task.id);
+    task.week = task.id.substr(0, task.id.find('.'));
+    task.points = t.value("points", 0.0);
+    task.perf_points = t.value("perf_points", 0.0);
+    task.hint = t.value("hint", "");
+    task.lecture = t.value("lecture", "");
+    m.tasks.push_back(std::move(task));
+  }
+  return m;
+}
+
+std::vector<Task> select_tasks(const Manifest& m, const std::vector<std::string>& selection) {
+  if (selection.empty()) return m.tasks;
+  std::vector<Task> out;
+  std::set<std::string> taken;
+  for (const auto& sel : selection) {
+    bool matched = false;
+    for (const auto& t : m.tasks) {
+      if (t.id == sel || t.week == sel) {
+        matched = true;
+        if (taken.insert(t.id).second) out.push_back(t);
+      }
+    }
+    if (!matched) throw std::invalid_argument("no task or week named '" + sel + "' in the manifest");
+  }
+  return out;
+}
+
+}  // namespace kindling::grader

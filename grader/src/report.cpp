@@ -1,0 +1,176 @@
+// The grader's outputs: the terminal table, its own JSON, Gradescope's
+// results.json and JUnit XML.
+
+#include <iomanip>
+#include <map>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "grader.hpp"
+
+namespace kindling::grader {
+
+double Report::score() const {
+  double s = 0;
+  for (const auto& r : results) s += r.points;
+  return s;
+}
+
+double Report::max_score() const {
+  double s = 0;
+  for (const auto& r : results) s += r.task.points;
+  return s;
+}
+
+namespace {
+std::string fit(std::string s, std::size_t width) {
+  if (s.size() > width) s = s.substr(0, width - 3) + "...";
+  return s;
+}
+
+std::string points(double p) {
+  std::ostringstream s;
+  s << p;
+  return s.str();
+}
+
+std::string seconds(double s) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(3) << s;
+  return out.str();
+}
+
+std::string xml_escape(const std::string& in) {
+  std::string out;
+  for (unsigned char c : in) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default:
+        if (c < 0x20 && c != '\n' && c != '\t') out += ' ';  // not allowed in XML 1.0
+        else out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::string table(const Report& r, bool color) {
+  std::ostringstream out;
+  const char* reset = color ? "\033[0m" : "";
+  out << std::left << std::setw(30) << "task" << std::setw(9) << "points" << std::setw(17) << "status"
+      << "message\n";
+  out << std::string(100, '-') << "\n";
+  for (const auto& t : r.results) {
+    const char* c = "";
+    if (color) c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
+    out << std::left << std::setw(30) << t.task.id << std::setw(9) << (points(t.points) + "/" + points(t.task.points))
+        << c << std::setw(17) << to_string(t.status) << reset << fit(t.message, 200) << "\n";
+    if (t.status != Status::Passed && !t.task.hint.empty())
+      out << std::string(30, ' ') << "hint: " << fit(t.task.hint, 300) << "\n";
+  }
+  out << std::string(100, '-') << "\n";
+  std::map<Status, int> counts;
+  for (const auto& t : r.results) ++counts[t.status];
+  out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;";
+  for (auto [s, n] : counts) out << " " << n << " " << to_string(s);
+  out << ")\n";
+  return out.str();
+}
+
+std::string to_json(const Report& r) {
+  nlohmann::json j;
+  j["tree"] = r.tree;
+  j["score"] = r.score();
+  j["max_score"] = r.max_score();
+  j["tasks"] = nlohmann::json::array();
+  for (const auto& t : r.results)
+    j["tasks"].push_back({{"id", t.task.id},
+                          {"title", t.task.title},
+                          {"status", to_string(t.status)},
+                          {"points", t.points},
+                          {"max_points", t.task.points},
+                          {"message", t.message},
+                          {"tests_passed", t.tests_passed},
+                          {"tests_total", t.tests_total},
+                          {"seconds", t.seconds}});
+  return j.dump(2) + "\n";
+}
+
+// https://gradescope-autograders.readthedocs.io/en/latest/specs/ (results.json)
+std::string to_gradescope(const Report& r) {
+  nlohmann::json j;
+  j["score"] = r.score();
+  j["visibility"] = "visible";
+  j["stdout_visibility"] = "visible";
+  j["execution_time"] = 0.0;
+  double total = 0;
+  j["tests"] = nlohmann::json::array();
+  for (const auto& t : r.results) {
+    total += t.seconds;
+    std::string output = to_string(t.status);
+    if (!t.message.empty()) output += ": " + t.message;
+    if (t.status != Status::Passed && !t.task.hint.empty()) output += "\nHint: " + t.task.hint;
+    j["tests"].push_back({{"name", t.task.id + " - " + t.task.title},
+                          {"number", t.task.id},
+                          {"score", t.points},
+                          {"max_score", t.task.points},
+                          {"status", t.status == Status::Passed ? "passed" : "failed"},
+                          {"output", output},
+                          {"visibility", "visible"}});
+  }
+  j["execution_time"] = total;
+  j["output"] = "Kindling grader: " + points(r.score()) + " / " + points(r.max_score());
+  return j.dump(2) + "\n";
+}
+
+// JUnit XML as Jenkins, GitLab and GitHub read it: one <testsuite> per week, one
+// <testcase> per task; failed and not_implemented are <failure>s, crashes,
+// time-outs and build errors are <error>s.
+std::string to_junit(const Report& r) {
+  std::map<std::string, std::vector<const TaskResult*>> weeks;
+  for (const auto& t : r.results) weeks[t.task.week].push_back(&t);
+  auto is_error = [](Status s) { return s == Status::Crashed || s == Status::TimedOut || s == Status::BuildError; };
+  int tests = 0, failures = 0, errors = 0;
+  double time = 0;
+  std::ostringstream body;
+  for (const auto& [week, results] : weeks) {
+    int f = 0, e = 0;
+    double wt = 0;
+    for (const auto* t : results) {
+      f += t->status == Status::Failed || t->status == Status::NotImplemented;
+      e += is_error(t->status);
+      wt += t->seconds;
+    }
+    body << "  <testsuite name=\"" << xml_escape(week) << "\" tests=\"" << results.size() << "\" failures=\"" << f
+         << "\" errors=\"" << e << "\" skipped=\"0\" time=\"" << seconds(wt) << "\">\n";
+    for (const auto* t : results) {
+      body << "    <testcase name=\"" << xml_escape(t->task.id) << "\" classname=\"kindling." << xml_escape(week)
+           << "\" time=\"" << seconds(t->seconds) << "\"";
+      if (t->status == Status::Passed) {
+        body << "/>\n";
+        continue;
+      }
+      const char* element = is_error(t->status) ? "error" : "failure";
+      body << ">\n      <" << element << " message=\"" << xml_escape(t->message) << "\" type=\""
+           << to_string(t->status) << "\">" << xml_escape(t->message + (t->task.hint.empty() ? "" : "\nHint: " + t->task.hint))
+           << "</" << element << ">\n    </testcase>\n";
+    }
+    body << "  </testsuite>\n";
+    tests += static_cast<int>(results.size());
+    failures += f;
+    errors += e;
+    time += wt;
+  }
+  std::ostringstream out;
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kindling\" tests=\"" << tests
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << seconds(time) << "\">\n"
+      << body.str() << "</testsuites>\n";
+  return out.str();
+}
+
+}  // namespace kindling::grader

@@ -1,0 +1,181 @@
+// The grader's own logic: classification, a planted crash and hang that each
+// cost one task only, and the three report formats.
+
+#include <chrono>
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "grader.hpp"
+
+using namespace kindling::grader;
+namespace fs = std::filesystem;
+
+namespace {
+Task task(const std::string& id, double points = 5) {
+  Task t;
+  t.id = id;
+  t.title = "title of " + id;
+  t.week = id.substr(0, id.find('.'));
+  t.points = points;
+  t.hint = "a hint";
+  return t;
+}
+
+std::string gtest_json(const std::string& failure_text) {
+  nlohmann::json test = {{"name", "T"}, {"status", "RUN"}, {"result", "COMPLETED"}};
+  if (!failure_text.empty()) test["failures"] = {{{"failure", failure_text}, {"type", ""}}};
+  return nlohmann::json{{"testsuites", {{{"name", "week01_view"}, {"testsuite", {test}}}}}}.dump();
+}
+
+ProcessResult exited(int code) {
+  ProcessResult r;
+  r.exit_code = code;
+  return r;
+}
+}  // namespace
+
+TEST(GraderClassify, AllPassedEarnsThePoints) {
+  const TaskResult r = classify(task("week01.view"), exited(0), gtest_json(""), 10);
+  EXPECT_EQ(r.status, Status::Passed);
+  EXPECT_EQ(r.points, 5);
+  EXPECT_EQ(r.tests_passed, 1);
+}
+
+TEST(GraderClassify, StubExceptionIsNotImplemented) {
+  const auto json = gtest_json(
+      "unknown file\nC++ exception with description \"[not implemented] week01.view: fill in the stub at x.hpp:3\" "
+      "thrown in the test body.");
+  const TaskResult r = classify(task("week01.view"), exited(1), json, 10);
+  EXPECT_EQ(r.status, Status::NotImplemented);
+  EXPECT_EQ(r.points, 0);
+  EXPECT_NE(r.message.find("week01.view"), std::string::npos) << r.message;
+}
+
+TEST(GraderClassify, AssertionFailureIsFailedWithItsMessage) {
+  const TaskResult r = classify(task("week01.view"), exited(1), gtest_json("view_test.cpp:12\nExpected equality"), 10);
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_NE(r.message.find("Expected equality"), std::string::npos) << r.message;
+}
+
+TEST(GraderClassify, SignalIsCrashedAndNamesTheTest) {
+  ProcessResult run;
+  run.signal = SIGSEGV;
+  run.output = "[ RUN      ] week01_view.A\n[       OK ] week01_view.A\n[ RUN      ] week01_view.B\n";
+  const TaskResult r = classify(task("week01.view"), run, "", 10);
+  EXPECT_EQ(r.status, Status::Crashed);
+  EXPECT_NE(r.message.find("week01_view.B"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("Segmentation fault"), std::string::npos) << r.message;
+}
+
+TEST(GraderClassify, NoTestsIsAFailureNotAPass) {
+  const std::string json = R"({"testsuites": []})";
+  const TaskResult r = classify(task("week01.view"), exited(0), json, 10);
+  EXPECT_EQ(r.status, Status::Failed);
+  EXPECT_EQ(r.points, 0);
+}
+
+TEST(GraderBuildLog, FirstCompilerErrorIsReported) {
+  const std::string log =
+      "[1/3] Building CXX object a.o\nFAILED: a.o\n/x/view.hpp:42:5: error: 'foo' was not declared in this scope\n"
+      "/x/view.hpp:50:1: error: second\n";
+  EXPECT_EQ(first_build_error(log), "/x/view.hpp:42:5: error: 'foo' was not declared in this scope");
+}
+
+// Runs the planted suites as tasks of a made-up week: the crash and the hang each
+// cost their own task, and the task graded after them still passes.
+TEST(GraderPlanted, CrashAndHangCostOneTaskEach) {
+  const fs::path work = fs::temp_directory_path() / "kindling-grader-test";
+  std::map<std::string, Status> expected{{"week99.pass", Status::Passed},  {"week99.fail", Status::Failed},
+                                         {"week99.crash", Status::Crashed}, {"week99.hang", Status::TimedOut},
+                                         {"week99.stub", Status::NotImplemented}, {"week99.mixed", Status::Failed},
+                                         {"week99.after", Status::Passed}};
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto& id : {"week99.pass", "week99.fail", "week99.crash", "week99.hang", "week99.stub", "week99.mixed",
+                         "week99.after"}) {
+    const TaskResult r = run_task(task(id), KINDLING_PLANTED_TESTS, 2.0, work);
+    EXPECT_EQ(to_string(r.status), to_string(expected.at(id))) << id << ": " << r.message;
+    EXPECT_EQ(r.points, r.status == Status::Passed ? 5 : 0) << id;
+  }
+  // The hang was cut at its 2 s limit rather than waiting forever.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST(GraderPlanted, FailureMessageIsTheAssertion) {
+  const TaskResult r = run_task(task("week99.fail"), KINDLING_PLANTED_TESTS, 10.0,
+                                fs::temp_directory_path() / "kindling-grader-test");
+  EXPECT_NE(r.message.find("arithmetic is broken"), std::string::npos) << r.message;
+}
+
+namespace {
+Report sample_report() {
+  Report rep;
+  rep.tree = "exercises";
+  TaskResult a;
+  a.task = task("week01.view", 10);
+  a.status = Status::Passed;
+  a.points = 10;
+  TaskResult b;
+  b.task = task("week01.reshape", 5);
+  b.status = Status::NotImplemented;
+  b.message = "[not implemented] week01.reshape <with> \"quotes\" & ampersand";
+  TaskResult c;
+  c.task = task("week02.leaf", 5);
+  c.status = Status::Crashed;
+  c.message = "crashed";
+  rep.results = {a, b, c};
+  return rep;
+}
+}  // namespace
+
+TEST(GraderReport, JsonHasTheDocumentedFields) {
+  const auto j = nlohmann::json::parse(to_json(sample_report()));
+  EXPECT_EQ(j["score"], 10);
+  EXPECT_EQ(j["max_score"], 20);
+  ASSERT_EQ(j["tasks"].size(), 3u);
+  for (const char* key : {"id", "title", "status", "points", "max_points", "message"})
+    EXPECT_TRUE(j["tasks"][0].contains(key)) << key;
+  EXPECT_EQ(j["tasks"][1]["status"], "not_implemented");
+}
+
+TEST(GraderReport, GradescopeFollowsTheResultsJsonSpec) {
+  const auto j = nlohmann::json::parse(to_gradescope(sample_report()));
+  EXPECT_EQ(j["score"], 10);
+  ASSERT_EQ(j["tests"].size(), 3u);
+  for (const auto& t : j["tests"]) {
+    EXPECT_TRUE(t["score"].is_number());
+    EXPECT_TRUE(t["max_score"].is_number());
+    EXPECT_TRUE(t["name"].is_string());
+    EXPECT_TRUE(t["output"].is_string());
+    EXPECT_TRUE(t["status"] == "passed" || t["status"] == "failed");
+  }
+  EXPECT_EQ(j["tests"][1]["status"], "failed");
+}
+
+TEST(GraderReport, JunitCountsFailuresAndErrorsAndEscapes) {
+  const std::string xml = to_junit(sample_report());
+  EXPECT_NE(xml.find("<testsuites name=\"kindling\" tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("&lt;with&gt; &quot;quotes&quot; &amp; ampersand"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<with>"), std::string::npos);
+  EXPECT_NE(xml.find("<error message=\"crashed\" type=\"crashed\">"), std::string::npos) << xml;
+}
+
+TEST(GraderManifest, SelectionByWeekAndTaskAndUnknownNames) {
+  Manifest m;
+  m.tasks = {task("week01.view"), task("week01.reshape"), task("week02.leaf")};
+  EXPECT_EQ(select_tasks(m, {}).size(), 3u);
+  EXPECT_EQ(select_tasks(m, {"week01"}).size(), 2u);
+  EXPECT_EQ(select_tasks(m, {"week02.leaf", "week01.view"}).size(), 2u);
+  EXPECT_THROW(select_tasks(m, {"week07"}), std::invalid_argument);
+}
+
+TEST(GraderManifest, TheKitManifestParses) {
+  const Manifest m = read_manifest(fs::path(KINDLING_SOURCE_DIR) / "grader" / "tasks.json");
+  EXPECT_FALSE(m.tasks.empty());
+  for (const auto& t : m.tasks) {
+    EXPECT_GT(t.points, 0) << t.id;
+    EXPECT_FALSE(t.hint.empty()) << t.id;
+    EXPECT_FALSE(t.title.empty()) << t.id;
+  }
+}

@@ -1,0 +1,34 @@
+// Planted behaviours for the grader's own tests: each suite stands for one task
+// of a made-up week 99. Crashing and hanging must cost only their own task.
+
+#include <csignal>
+#include <thread>
+
+#include <gtest/gtest.h>
+#include <kindling/error.hpp>
+
+namespace {
+int stub() { KINDLING_TODO("week99.stub"); }
+}  // namespace
+
+TEST(week99_pass, Passes) { EXPECT_EQ(2 + 2, 4); }
+
+TEST(week99_fail, FailsWithAMessage) { EXPECT_EQ(2 + 2, 5) << "arithmetic is broken"; }
+
+TEST(week99_crash, Segfaults) {
+  std::raise(SIGSEGV);  // what a null dereference in student code does
+}
+
+TEST(week99_hang, LoopsForever) {
+  volatile bool forever = true;
+  while (forever) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+TEST(week99_stub, StillAStub) { EXPECT_EQ(stub(), 1); }
+
+TEST(week99_mixed, StubAndRealFailure) {
+  EXPECT_EQ(1, 2) << "a real failure outweighs a stub";
+}
+TEST(week99_mixed, Stub) { EXPECT_EQ(stub(), 1); }
+
+TEST(week99_after, RunsAfterTheCrashAndTheHang) { SUCCEED(); }

@@ -1,0 +1,258 @@
+// The given engine of week 1 (not a student task): values, dtypes, errors and
+// printing compared with PyTorch 1.13's, read from data/oracle.json.
+
+#include <sstream>
+
+#include "testing.hpp"
+
+using namespace kindling;
+using namespace kindling::testing;
+
+namespace {
+const std::vector<ScalarType> kDtypes{kBool, kUInt8, kInt32, kInt64, kFloat32, kFloat64};
+}
+
+TEST(EnginePromotion, TensorTensorMatchesPyTorch) {
+  const auto table = oracle_dtype_table("promote_tensor_tensor");
+  for (std::size_t i = 0; i < kDtypes.size(); ++i)
+    for (std::size_t j = 0; j < kDtypes.size(); ++j)
+      EXPECT_EQ(dtype_name((ones({2}, kDtypes[i]) + ones({2}, kDtypes[j])).dtype()), table[i][j])
+          << dtype_name(kDtypes[i]) << " + " << dtype_name(kDtypes[j]);
+}
+
+TEST(EnginePromotion, ScalarsAndZeroDimTensorsOnlyRaiseTheCategory) {
+  const auto with_int = oracle_dtype_table("promote_tensor_int")[0];
+  const auto with_float = oracle_dtype_table("promote_tensor_float")[0];
+  const auto zero_dim = oracle_dtype_table("promote_tensor_zero_dim");
+  for (std::size_t i = 0; i < kDtypes.size(); ++i) {
+    EXPECT_EQ(dtype_name((ones({2}, kDtypes[i]) * 2).dtype()), with_int[i]) << dtype_name(kDtypes[i]);
+    EXPECT_EQ(dtype_name((ones({2}, kDtypes[i]) * 2.5).dtype()), with_float[i]) << dtype_name(kDtypes[i]);
+    for (std::size_t j = 0; j < kDtypes.size(); ++j)
+      EXPECT_EQ(dtype_name((ones({2}, kDtypes[i]) + ones({}, kDtypes[j])).dtype()), zero_dim[i][j])
+          << dtype_name(kDtypes[i]) << " + 0-d " << dtype_name(kDtypes[j]);
+  }
+}
+
+TEST(EnginePromotion, IntegerDivisionIsTrueDivision) {
+  expect_values(tensor({1, 2, 3}) / 2, oracle_values("int_true_division"));
+}
+
+TEST(EngineInPlace, ErrorsMatchPyTorch) {
+  expect_oracle_error([] { ones({3}, kInt64).add_(ones({3})); }, "inplace_cast_error");
+  expect_oracle_error([] { ones({3}).add_(ones({2, 3})); }, "inplace_broadcast_error");
+  expect_oracle_error([] { zeros({3, 1}).expand({3, 4}).add_(1); }, "expanded_write_error");
+  expect_oracle_error([] { (void)(tensor({true}) - tensor({false})); }, "bool_sub_error");
+}
+
+TEST(EngineInPlace, WritesThroughViewsAndBumpsTheVersion) {
+  const Tensor a = zeros({2, 3});
+  const Tensor row = a.select(0, 1);
+  const auto v0 = a.version();
+  row.add_(ones({3}));
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 0, 0, 1, 1, 1}));
+  EXPECT_GT(a.version(), v0);  // views share the counter
+}
+
+TEST(EngineInPlace, SelfOverlappingCopyIsSafe) {
+  const Tensor a = arange(4).view({2, 2});
+  a.copy_(a.t());
+  EXPECT_EQ(a.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2, 1, 3}));
+}
+
+TEST(EngineMath, UnaryOpsMatchPyTorch) {
+  const Tensor x = oracle_x();
+  const std::vector<std::pair<std::string, Tensor>> ops{
+      {"exp", exp(x)},     {"tanh", tanh(x)},   {"sigmoid", sigmoid(x)}, {"relu", relu(x)},   {"abs", abs(x)},
+      {"neg", -x},         {"floor", floor(x)}, {"ceil", ceil(x)},       {"round", round(x)}, {"sin", sin(x)},
+      {"cos", cos(x)},     {"square", square(x)}, {"sign", sign(x)},     {"log", log(abs(x) + 0.1)},
+      {"sqrt", sqrt(abs(x))}};
+  for (const auto& [name, got] : ops) {
+    SCOPED_TRACE(name);
+    expect_values(got, oracle_values("unary_" + name));
+  }
+}
+
+TEST(EngineMath, BroadcastingArithmeticMatchesPyTorch) {
+  const Tensor x = oracle_x();
+  expect_values(x * tensor({1.0, -2.0, 3.0, 0.5}) + x.slice(1, 0, 1) / 3 - x.mean(), oracle_values("binary_broadcast"));
+  expect_values(pow(abs(x), 1.5), oracle_values("pow"));
+  expect_values(maximum(x, index_select(x, 2, tensor({3, 2, 1, 0}))), oracle_values("maximum"));
+  expect_values(clamp(x, -0.5, 0.75), oracle_values("clamp"));
+  expect_values(gt(x, 0.1), oracle_values("compare"));
+}
+
+TEST(EngineReduce, SumsMeansAndProductsMatchPyTorch) {
+  const Tensor x = oracle_x();
+  expect_values(x.sum(), oracle_values("sum_all"));
+  expect_values(x.sum({1}), oracle_values("sum_dim1"));
+  expect_values(x.sum({0, 2}, true), oracle_values("sum_dims_keep"));
+  expect_values(arange(10, kInt32).sum(), oracle_values("sum_int"));
+  expect_values(x.transpose(0, 2).sum({0}), oracle_values("sum_transposed"));
+  expect_values(x.mean({-1}), oracle_values("mean_dim"));
+  expect_values(prod(x, 2), oracle_values("prod_dim"));
+  expect_oracle_error([] { (void)arange(3).mean(); }, "mean_int_error");
+}
+
+TEST(EngineReduce, MaxMinAndArgMatchPyTorch) {
+  const Tensor x = oracle_x();
+  auto [mv, mi] = max(x, 1);
+  expect_values(mv, oracle_values("max_dim", "values"));
+  expect_values(mi, oracle_values("max_dim", "indices"));
+  auto [nv, ni] = min(x, 2, true);
+  expect_values(nv, oracle_values("min_dim_keep", "values"));
+  expect_values(ni, oracle_values("min_dim_keep", "indices"));
+  expect_values(argmax(x), oracle_values("argmax_all"));
+  expect_values(argmin(x, 0), oracle_values("argmin_dim"));
+  expect_values(argmax(tensor({1.0, 3.0, 3.0, 2.0})), oracle_values("argmax_ties"));
+  expect_oracle_error([] { (void)zeros({0}).max(); }, "max_empty_error");
+}
+
+TEST(EngineReduce, SoftmaxFamilyIsStableForLargeInputs) {
+  const Tensor big = tensor({{1000.0, 1001.0, 1002.0}, {-1000.0, -1001.0, -1002.0}});
+  expect_values(softmax(big, 1), oracle_values("softmax_large"));
+  expect_values(log_softmax(big, 1), oracle_values("log_softmax_large"));
+  expect_values(logsumexp(big, {1}), oracle_values("logsumexp_large"));
+  const double inf = INFINITY;
+  expect_values(logsumexp(tensor({{-inf, -inf}, {inf, 1.0}}), {1}), oracle_values("logsumexp_inf"));
+  expect_values(softmax(oracle_x(), 0), oracle_values("softmax_dim0"));
+  expect_values(log_softmax(oracle_x(), 1), oracle_values("log_softmax_dim1"));
+}
+
+TEST(EngineLinalg, ProductsMatchPyTorch) {
+  const Tensor x = oracle_x();
+  const Tensor a = x[0], b = x[1].t();
+  expect_values(mm(a, b), oracle_values("mm"));
+  expect_values(mm(a.t(), a), oracle_values("mm_transposed_a"));
+  expect_values(mv(a, x[1][0]), oracle_values("mv"));
+  expect_values(dot(x[0][0], x[1][2]), oracle_values("dot"));
+  expect_values(bmm(x, x.transpose(1, 2)), oracle_values("bmm"));
+  expect_values(matmul(x.unsqueeze(1), x[0].t()), oracle_values("matmul_broadcast"));
+  expect_values(matmul(x, x[0][0]), oracle_values("matmul_batched_vector"));
+  expect_values(matmul(x[0][0], x[1].t()), oracle_values("matmul_vector_matrix"));
+  expect_values(addmm(tensor({1.0, -1.0, 0.5}), a, b, 0.5, 2.0), oracle_values("addmm"));
+  expect_values(mm(arange(6).view({2, 3}), arange(6).view({3, 2})), oracle_values("mm_int"));
+}
+
+TEST(EngineLinalg, ShapeAndDtypeErrorsMatchPyTorch) {
+  expect_oracle_error([] { (void)mm(zeros({2, 3}), zeros({2, 3})); }, "mm_shape_error");
+  expect_oracle_error([] { (void)mm(zeros({2, 2}), zeros({2, 2}, kFloat64)); }, "mm_dtype_error");
+  expect_oracle_error([] { (void)dot(zeros({3}), zeros({2})); }, "dot_size_error");
+  expect_oracle_error([] { (void)mv(zeros({2, 3}), zeros({2})); }, "mv_size_error");
+  expect_oracle_error([] { (void)bmm(zeros({2, 3, 4}), zeros({2, 5, 6})); }, "bmm_size_error");
+  expect_oracle_error([] { (void)matmul(zeros({2, 3, 4}), zeros({5, 6})); }, "matmul_nd_error");
+}
+
+TEST(EngineLinalg, LargeProductAgreesWithANaiveLoop) {
+  // Big enough for Eigen's blocked, multi-threaded path; the reference is a double loop.
+  const Tensor a = randn({67, 130}), b = randn({130, 45}).t().contiguous().t();
+  const Tensor c = mm(a, b);
+  const auto av = a.to_vector<double>(), bv = b.to_vector<double>(), cv = c.to_vector<double>();
+  for (int i = 0; i < 67; ++i)
+    for (int j = 0; j < 45; ++j) {
+      double s = 0;
+      for (int k = 0; k < 130; ++k) s += av[i * 130 + k] * bv[k * 45 + j];
+      ASSERT_NEAR(cv[i * 45 + j], s, 1e-3) << i << "," << j;
+    }
+}
+
+TEST(EngineJoin, CatStackSplitAndIndexingMatchPyTorch) {
+  const Tensor x = oracle_x();
+  expect_values(cat({x[0], x[1].slice(1, 0, 2)}, 1), oracle_values("cat_dim1"));
+  expect_values(cat({arange(2), tensor({0.5})}), oracle_values("cat_promotes"));
+  expect_oracle_error([] { (void)cat({zeros({2, 3}), zeros({3, 3})}, 1); }, "cat_size_error");
+  expect_values(stack({x[0][0], x[1][1]}, 1), oracle_values("stack_dim1"));
+  expect_oracle_error([] { (void)stack({zeros({2}), zeros({3})}); }, "stack_size_error");
+  std::vector<Shape> chunks, splits;
+  for (const auto& c : chunk(arange(10), 4)) chunks.push_back(c.sizes().vec());
+  for (const auto& s : split(arange(10), 3)) splits.push_back(s.sizes().vec());
+  EXPECT_EQ(chunks, oracle_shapes("chunk_sizes"));
+  EXPECT_EQ(splits, oracle_shapes("split_sizes"));
+  expect_oracle_error([] { (void)split(arange(4), std::vector<std::int64_t>{1, 2}); }, "split_with_sizes_error");
+  expect_values(index_select(x, 2, tensor({3, 0, 3})), oracle_values("index_select"));
+  expect_oracle_error([&] { (void)index_select(x, 1, tensor({3})); }, "index_select_error");
+  expect_values(masked_select(x, gt(x, 0.5)), oracle_values("masked_select"));
+  expect_values(masked_fill(x, gt(x.slice(2, 0, 1), 0), -1.0), oracle_values("masked_fill"));
+  expect_values(where(gt(x, 0), x, tensor(0.25)), oracle_values("where"));
+  expect_values(repeat(tensor({{1, 2}, {3, 4}}), {2, 1, 3}), oracle_values("repeat"));
+  expect_oracle_error([] { (void)repeat(zeros({2, 3}), {2}); }, "repeat_error");
+}
+
+TEST(EngineJoin, EinsumMatchesPyTorch) {
+  const Tensor x = oracle_x();
+  const Tensor a = x[0], b = x[1].t();
+  expect_values(einsum("ij,jk->ik", {a, b}), oracle_values("einsum_mm"));
+  expect_values(einsum("bij,bkj->bik", {x, x}), oracle_values("einsum_bmm"));
+  expect_values(einsum("ii->", {mm(a, b)}), oracle_values("einsum_trace"));
+  expect_values(einsum("ii->i", {mm(a, b)}), oracle_values("einsum_diag"));
+  expect_values(einsum("ij->ji", {a}), oracle_values("einsum_transpose"));
+  expect_values(einsum("i,j->ij", {x[0][0], x[1][1]}), oracle_values("einsum_outer"));
+  expect_values(einsum("bij->j", {x}), oracle_values("einsum_sum"));
+  expect_values(einsum("ij,jk", {a, b}), oracle_values("einsum_implicit"));
+}
+
+TEST(EngineFactory, RangesAndListsMatchPyTorch) {
+  expect_values(arange(0, 1, 0.25), oracle_values("arange_float"));
+  expect_values(linspace(-1, 1, 5), oracle_values("linspace"));
+  expect_values(full({2}, 7), oracle_values("full_int"));
+  expect_values(tensor({{1, 2}, {3, 4}}), oracle_values("tensor_nested"));
+  expect_values(tensor({1, 2.5}), oracle_values("tensor_mixed"));
+  expect_oracle_error([] { (void)tensor({{1, 2}, {3}}); }, "tensor_ragged_error");
+  expect_oracle_error([] { (void)zeros({2, -1}); }, "negative_size_error");
+}
+
+TEST(EngineFactory, SeededRandomnessIsReproducible) {
+  Generator g1(42), g2(42);
+  EXPECT_TRUE(equal(rand({100}, {}, &g1), rand({100}, {}, &g2)));
+  manual_seed(3);
+  const Tensor a = randn({50});
+  manual_seed(3);
+  EXPECT_TRUE(equal(a, randn({50})));
+  const auto perm = randperm(20, {}, &g1).to_vector<std::int64_t>();
+  std::vector<std::int64_t> sorted = perm;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::int64_t i = 0; i < 20; ++i) EXPECT_EQ(sorted[i], i);
+  const Tensor u = rand({10000}, {}, &g1);
+  EXPECT_GE(u.min().item<float>(), 0.0f);
+  EXPECT_LT(u.max().item<float>(), 1.0f);
+  EXPECT_NEAR(u.mean().item<float>(), 0.5f, 0.02f);
+}
+
+TEST(EngineFactory, FromBlobSharesTheCallersMemory) {
+  std::vector<float> data{1, 2, 3, 4, 5, 6};
+  bool freed = false;
+  {
+    const Tensor t = from_blob(data.data(), {2, 3}, kFloat32, [&](void*) { freed = true; });
+    t.select(1, 0).fill_(0);
+    EXPECT_EQ(t.t().at<float>({2, 1}), 6.0f);
+  }
+  EXPECT_TRUE(freed);
+  EXPECT_EQ(data, (std::vector<float>{0, 2, 3, 0, 5, 6}));
+}
+
+TEST(EnginePrint, MatchesPyTorchsRepr) {
+  const std::vector<std::pair<std::string, Tensor>> cases{
+      {"ints_2x3", arange(6).view({2, 3})},
+      {"floats_int_mode", arange(6, kFloat32).view({2, 3})},
+      {"floats_fixed", oracle_x()[0]},
+      {"floats_sci", tensor({1e-5, 1.0, 123456.0})},
+      {"float64", tensor({0.5, 1.25}, kFloat64)},
+      {"int32", tensor({1, -20}, kInt32)},
+      {"bools", tensor({true, false})},
+      {"scalar", tensor(3.5)},
+      {"empty", zeros({0})},
+      {"empty_2d_int", zeros({0, 3}, kInt64)},
+      {"three_d", arange(8).view({2, 2, 2})},
+      {"nan_inf", tensor({NAN, INFINITY, -1.0, 2.0})},
+      {"long_row", arange(30, kFloat32) / 3},
+      {"summarized", arange(2000).view({40, 50})},
+      {"uint8_suffix_wrap", arange(20, kUInt8) * 11},
+  };
+  for (const auto& [name, t] : cases) EXPECT_EQ(to_string(t), oracle_string("print", name)) << name;
+}
+
+TEST(EngineErrors, UndefinedTensorAndBadDimsGetClearErrors) {
+  expect_error<Error>([] { (void)Tensor().sizes(); }, "this tensor is undefined (default-constructed)");
+  expect_oracle_error([] { (void)arange(24).view({4, 6}).size(2); }, "dim_out_of_range_error");
+  expect_error<Error>([] { (void)zeros({2, 3}).data_ptr<double>(); }, "expected scalar type Double but found Float");
+  expect_error<Error>([] { (void)zeros({2}).item<float>(); }, "a Tensor with 2 elements cannot be converted to Scalar");
+}

@@ -1,0 +1,210 @@
+// Tasks week01.transpose, week01.squeeze, week01.expand and week01.slice, with
+// property tests that compare every element against a plain index reference.
+
+#include <numeric>
+#include <random>
+
+#include "testing.hpp"
+
+using namespace kindling;
+using namespace kindling::testing;
+
+namespace {
+// Row-major flat index of `idx` in `sizes`: the value arange() put there.
+std::int64_t flat_of(const Shape& idx, const Shape& sizes) {
+  std::int64_t flat = 0;
+  for (std::size_t d = 0; d < sizes.size(); ++d) flat = flat * sizes[d] + idx[d];
+  return flat;
+}
+
+// Calls f(idx) for every index of `sizes`.
+template <class F>
+void for_each_index(const Shape& sizes, F f) {
+  const std::int64_t n = numel_of(sizes);
+  Shape idx(sizes.size(), 0);
+  for (std::int64_t k = 0; k < n; ++k) {
+    f(idx);
+    for (std::size_t d = sizes.size(); d-- > 0;) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+Shape random_shape(std::mt19937& rng, int max_dims = 4) {
+  Shape s(std::uniform_int_distribution<int>(1, max_dims)(rng));
+  for (auto& v : s) v = std::uniform_int_distribution<int>(1, 4)(rng);
+  return s;
+}
+}  // namespace
+
+TEST(week01_transpose, SwapsSizesAndStrides) {
+  expect_geometry(zeros({2, 3, 4}).transpose(0, 2), oracle_geometry("transpose"));
+  expect_geometry(zeros({2, 3, 4}).transpose(-1, 0), oracle_geometry("transpose"));
+}
+
+TEST(week01_transpose, PermuteReordersDims) { expect_geometry(zeros({2, 3, 4}).permute({2, 0, 1}), oracle_geometry("permute")); }
+
+TEST(week01_transpose, TOfAMatrix) { expect_geometry(zeros({2, 3}).t(), oracle_geometry("t")); }
+
+TEST(week01_transpose, MovedimKeepsTheOthersInOrder) {
+  expect_geometry(zeros({2, 3, 4}).movedim(0, -1), oracle_geometry("movedim"));
+}
+
+TEST(week01_transpose, NoDataMoves) {
+  const Tensor a = arange(6).view({2, 3});
+  const Tensor t = a.t();
+  EXPECT_TRUE(t.is_alias_of(a));
+  EXPECT_FALSE(t.is_contiguous());
+  a.fill_(7);
+  EXPECT_EQ(t.at<std::int64_t>({2, 1}), 7);
+}
+
+TEST(week01_transpose, TOfAVectorIsItsOwnView) {
+  const Tensor v = arange(3);
+  EXPECT_EQ(v.t().sizes().vec(), (Shape{3}));
+  EXPECT_TRUE(v.t().is_alias_of(v));
+}
+
+TEST(week01_transpose, ErrorsHavePyTorchsMessages) {
+  expect_oracle_error([] { (void)zeros({2, 3}).transpose(0, 2); }, "transpose_dim_error");
+  expect_oracle_error([] { (void)zeros({2, 3}).permute({0, 1, 2}); }, "permute_count_error");
+  expect_oracle_error([] { (void)zeros({2, 3}).permute({0, 0}); }, "permute_duplicate_error");
+  expect_oracle_error([] { (void)zeros({2, 3, 4}).t(); }, "t_3d_error");
+}
+
+TEST(week01_transpose, RandomPermutationsMatchAnIndexReference) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 100; ++trial) {
+    const Shape shape = random_shape(rng);
+    Shape perm(shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    const Tensor p = arange(numel_of(shape)).view(shape).permute(perm);
+    for_each_index(p.sizes().vec(), [&](const Shape& j) {
+      Shape i(shape.size());
+      for (std::size_t k = 0; k < perm.size(); ++k) i[perm[k]] = j[k];
+      ASSERT_EQ(p.at<std::int64_t>(j), flat_of(i, shape)) << "shape " << to_string(shape) << " perm " << to_string(perm);
+    });
+  }
+}
+
+TEST(week01_squeeze, SqueezeDropsEverySizeOneDim) {
+  expect_geometry(zeros({2, 1, 3, 1}).squeeze(), oracle_geometry("squeeze_all"));
+}
+
+TEST(week01_squeeze, SqueezeDimDropsOnlyThatDim) {
+  expect_geometry(zeros({2, 1, 3, 1}).squeeze(1), oracle_geometry("squeeze_dim"));
+  expect_geometry(zeros({2, 1, 3, 1}).squeeze(0), oracle_geometry("squeeze_non_one"));
+}
+
+TEST(week01_squeeze, UnsqueezeInsertsASizeOneDim) {
+  expect_geometry(zeros({2, 3}).unsqueeze(0), oracle_geometry("unsqueeze_front"));
+  expect_geometry(zeros({2, 3}).unsqueeze(-1), oracle_geometry("unsqueeze_back"));
+  expect_geometry(zeros({2, 3}).t().unsqueeze(1), oracle_geometry("unsqueeze_of_transpose"));
+}
+
+TEST(week01_squeeze, UnsqueezeOutOfRangeHasPyTorchsMessage) {
+  expect_oracle_error([] { (void)zeros({2, 3}).unsqueeze(3); }, "unsqueeze_dim_error");
+}
+
+TEST(week01_squeeze, RoundTripSharesStorage) {
+  const Tensor a = arange(6).view({2, 3});
+  const Tensor r = a.unsqueeze(1).squeeze(1);
+  EXPECT_TRUE(r.is_alias_of(a));
+  EXPECT_EQ(r.sizes().vec(), a.sizes().vec());
+  EXPECT_TRUE(a.unsqueeze(2).is_contiguous());
+}
+
+TEST(week01_expand, NewAndSizeOneDimsGetStrideZero) {
+  expect_geometry(zeros({3, 1}).expand({2, 3, 4}), oracle_geometry("expand"));
+  expect_geometry(zeros({3, 1}).expand({-1, 5}), oracle_geometry("expand_keep"));
+}
+
+TEST(week01_expand, ErrorsHavePyTorchsMessages) {
+  expect_oracle_error([] { (void)zeros({2, 3}).expand({3}); }, "expand_count_error");
+  expect_oracle_error([] { (void)zeros({3}).expand({2, 4}); }, "expand_mismatch_error");
+  expect_oracle_error([] { (void)zeros({3}).expand({-1, 3}); }, "expand_leading_minus_one_error");
+}
+
+TEST(week01_expand, BroadcastShapesFollowsNumPy) {
+  EXPECT_EQ(broadcast_shapes({2, 1, 3}, {4, 3}), (Shape{2, 4, 3}));
+  EXPECT_EQ(broadcast_shapes({}, {5}), (Shape{5}));
+  EXPECT_EQ(broadcast_shapes({0, 1}, {1, 3}), (Shape{0, 3}));
+  expect_oracle_error([] { broadcast_shapes({2, 3}, {2, 2}); }, "broadcast_error");
+}
+
+TEST(week01_expand, OneStoredElementIsSeenManyTimes) {
+  const Tensor col = arange(3).view({3, 1});
+  const Tensor e = col.expand({3, 4});
+  EXPECT_TRUE(e.is_alias_of(col));
+  col.fill_(5);
+  EXPECT_EQ(e.at<std::int64_t>({2, 3}), 5);
+}
+
+TEST(week01_expand, RandomExpandsMatchAnIndexReference) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 100; ++trial) {
+    Shape shape = random_shape(rng, 3);
+    for (auto& s : shape)
+      if (rng() % 2) s = 1;
+    Shape target;
+    const int extra = static_cast<int>(rng() % 3);
+    for (int i = 0; i < extra; ++i) target.push_back(1 + rng() % 3);
+    for (auto s : shape) target.push_back(s == 1 ? 1 + static_cast<std::int64_t>(rng() % 4) : s);
+    const Tensor e = arange(numel_of(shape)).view(shape).expand(target);
+    for_each_index(target, [&](const Shape& j) {
+      Shape i(shape.size());
+      for (std::size_t d = 0; d < shape.size(); ++d) i[d] = shape[d] == 1 ? 0 : j[extra + d];
+      ASSERT_EQ(e.at<std::int64_t>(j), flat_of(i, shape)) << to_string(shape) << " -> " << to_string(target);
+    });
+  }
+}
+
+TEST(week01_slice, StepAndRangeAsInPython) {
+  const Tensor g = arange(24).view({4, 6});
+  expect_geometry(g.slice(0, 1, 3).slice(1, std::nullopt, std::nullopt, 2), oracle_geometry("slice_step"));
+  expect_geometry(g.slice(1, -2), oracle_geometry("slice_negative"));
+  expect_geometry(g.slice(0, 5, 10), oracle_geometry("slice_past_end"));
+}
+
+TEST(week01_slice, NarrowAndSelect) {
+  const Tensor g = arange(24).view({4, 6});
+  expect_geometry(g.narrow(1, 2, 3), oracle_geometry("narrow"));
+  expect_geometry(g.narrow(1, -2, 2), oracle_geometry("narrow_negative_start"));
+  expect_geometry(g.select(1, 4), oracle_geometry("select"));
+  expect_geometry(g[-1], oracle_geometry("select_negative"));
+}
+
+TEST(week01_slice, ErrorsHavePyTorchsMessages) {
+  const Tensor g = arange(24).view({4, 6});
+  expect_oracle_error([&] { (void)g.narrow(1, 3, 5); }, "narrow_length_error");
+  expect_oracle_error([&] { (void)g.narrow(1, 7, 0); }, "narrow_start_error");
+  expect_oracle_error([&] { (void)g.select(0, 5); }, "select_error");
+  expect_oracle_error([&] { (void)g.slice(0, std::nullopt, std::nullopt, 0); }, "slice_step_error");
+}
+
+TEST(week01_slice, ChainedViewsReadTheRightElements) {
+  // g.t()[1:5:2].permute(1, 0), compared with PyTorch's values.
+  const Tensor g = arange(24).view({4, 6});
+  expect_values(g.t().slice(0, 1, 5, 2).permute({1, 0}).contiguous(), oracle_values("elements_of_permuted_slice"));
+}
+
+TEST(week01_slice, RandomSlicesMatchAnIndexReference) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 100; ++trial) {
+    const Shape shape = random_shape(rng);
+    Tensor t = arange(numel_of(shape)).view(shape);
+    Shape start(shape.size()), step(shape.size());
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      start[d] = static_cast<std::int64_t>(rng() % static_cast<unsigned>(shape[d]));
+      step[d] = 1 + static_cast<std::int64_t>(rng() % 3);
+      t = t.slice(static_cast<std::int64_t>(d), start[d], std::nullopt, step[d]);
+    }
+    for_each_index(t.sizes().vec(), [&](const Shape& j) {
+      Shape i(shape.size());
+      for (std::size_t d = 0; d < shape.size(); ++d) i[d] = start[d] + j[d] * step[d];
+      ASSERT_EQ(t.at<std::int64_t>(j), flat_of(i, shape)) << "shape " << to_string(shape);
+    });
+  }
+}

@@ -1,0 +1,9 @@
+#pragma once
+/// @file kindling.hpp
+/// Everything in one include.
+
+#include <kindling/factory.hpp>
+#include <kindling/join.hpp>
+#include <kindling/linalg.hpp>
+#include <kindling/ops.hpp>
+#include <kindling/tensor.hpp>

@@ -1,0 +1,74 @@
+#pragma once
+/// @file storage.hpp
+/// Storage: the flat, reference-counted buffer that tensors and their views share.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+
+namespace kindling {
+
+/// Where a tensor's memory lives.
+enum class DeviceType : std::int8_t { CPU, CUDA };
+
+/// A device and its index, like torch.device("cuda:0").
+struct Device {
+  DeviceType type = DeviceType::CPU;  ///< CPU or CUDA
+  int index = -1;                     ///< -1 for "the current one"
+  /// True for CPU devices.
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  /// Devices are equal when type and index agree.
+  friend bool operator==(const Device&, const Device&) = default;
+};
+
+/// The CPU device.
+inline constexpr Device kCPU{DeviceType::CPU, -1};
+
+/// A flat buffer of bytes, shared by every tensor that views it.
+///
+/// Note: Storage is a handle. Copying a Storage shares the buffer (that is what
+/// makes views free); the buffer is released when the last handle goes. The
+/// buffer is 64-byte aligned so that kernels can use aligned vector loads.
+class Storage {
+ public:
+  /// No buffer.
+  Storage() = default;
+  /// Allocates `nbytes` uninitialised bytes on `device` (CPU only in week 1).
+  static Storage allocate(std::size_t nbytes, Device device = kCPU);
+  /// Wraps memory owned elsewhere; `deleter` (may be empty) runs when the last handle goes.
+  static Storage from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter = {},
+                           Device device = kCPU);
+
+  /// The first byte of the buffer.
+  void* data() const { return buffer_ ? buffer_->data : nullptr; }
+  /// Size of the buffer in bytes.
+  std::size_t nbytes() const { return buffer_ ? buffer_->nbytes : 0; }
+  /// The device the buffer is on.
+  Device device() const { return buffer_ ? buffer_->device : kCPU; }
+  /// True when a buffer is held.
+  bool defined() const { return buffer_ != nullptr; }
+  /// How many Storage handles share this buffer.
+  long use_count() const { return buffer_.use_count(); }
+  /// True when both handles share one buffer.
+  bool is_alias_of(const Storage& other) const { return buffer_ == other.buffer_; }
+  /// True when the buffer is page-locked (week 4's pin_memory sets it).
+  bool is_pinned() const { return buffer_ && buffer_->pinned; }
+
+ private:
+  struct Buffer {
+    void* data = nullptr;
+    std::size_t nbytes = 0;
+    Device device;
+    bool pinned = false;
+    std::function<void(void*)> deleter;
+    Buffer() = default;
+    Buffer(const Buffer&) = delete;
+    Buffer& operator=(const Buffer&) = delete;
+    ~Buffer() {
+      if (deleter) deleter(data);
+    }
+  };
+  std::shared_ptr<Buffer> buffer_;
+};
+
+}  // namespace kindling

@@ -1,0 +1,271 @@
+#pragma once
+/// @file tensor.hpp
+/// Tensor: sizes, strides and an offset into a shared Storage.
+
+#include <atomic>
+#include <cstdint>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <kindling/dtype.hpp>
+#include <kindling/error.hpp>
+#include <kindling/scalar.hpp>
+#include <kindling/shape.hpp>
+#include <kindling/storage.hpp>
+
+namespace kindling {
+
+/// Autograd state of a tensor. Week 1 only declares it: this is the extension
+/// point through which week 2's autograd attaches to tensors.
+struct AutogradMeta;
+
+/// The version counter that in-place operations bump. Views share their base's
+/// counter, so that autograd (week 2) can tell when a saved tensor was modified.
+struct VersionCounter {
+  std::atomic<std::uint32_t> version{0};  ///< bumped by every in-place write
+};
+
+/// The state behind a Tensor handle.
+///
+/// Note: the invariants, written once. `storage` may be shared with other
+/// TensorImpls (views). `sizes` and `strides` have one entry per dimension;
+/// strides are in elements, may be 0 (expand) and are never negative. Every
+/// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
+/// `storage`. `version` is shared by a base and all its views.
+struct TensorImpl {
+  Storage storage;                           ///< the shared buffer
+  Shape sizes;                               ///< one size per dimension
+  Shape strides;                             ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;           ///< first element, in elements
+  ScalarType dtype = kFloat32;               ///< element type
+  bool is_wrapped_number = false;            ///< a Scalar turned into a 0-d tensor
+  std::shared_ptr<VersionCounter> version;   ///< shared with views
+  std::shared_ptr<AutogradMeta> autograd;    ///< week 2: grad, grad_fn, requires_grad
+};
+
+class Tensor;
+/// A list of tensors, as taken by cat and stack.
+using TensorList = std::vector<Tensor>;
+
+/// An n-dimensional array: a handle to a TensorImpl.
+///
+/// Copying a Tensor copies the handle, not the data (like LibTorch and like
+/// Python names): `Tensor b = a;` makes `b` the same tensor. Methods ending in `_`
+/// write in place and are `const` because they change the data, not the handle.
+class Tensor {
+ public:
+  /// An undefined tensor (no storage); most methods throw on it.
+  Tensor() = default;
+  /// Wraps an existing impl.
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  /// Builds a tensor over `storage` with the given geometry (checked to fit).
+  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset,
+                     ScalarType dtype);
+
+  /// True unless default-constructed.
+  bool defined() const { return impl_ != nullptr; }
+  /// The shared state (for engine code).
+  TensorImpl& impl() const;
+  /// The shared state's handle (for engine code).
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+
+  // ---- metadata ------------------------------------------------------------
+  /// Size of each dimension.
+  IntArrayRef sizes() const { return impl().sizes; }
+  /// Stride of each dimension, in elements.
+  IntArrayRef strides() const { return impl().strides; }
+  /// Size of dimension `dim` (negative counts from the end).
+  std::int64_t size(std::int64_t dim) const;
+  /// Stride of dimension `dim` (negative counts from the end).
+  std::int64_t stride(std::int64_t dim) const;
+  /// Number of dimensions.
+  std::int64_t dim() const { return static_cast<std::int64_t>(impl().sizes.size()); }
+  /// Number of elements.
+  std::int64_t numel() const { return numel_of(impl().sizes); }
+  /// Offset of the first element in the storage, in elements.
+  std::int64_t storage_offset() const { return impl().storage_offset; }
+  /// Element type.
+  ScalarType dtype() const { return impl().dtype; }
+  /// Element type (LibTorch's name).
+  ScalarType scalar_type() const { return impl().dtype; }
+  /// Bytes per element.
+  std::size_t element_size() const { return kindling::element_size(dtype()); }
+  /// True for float32 and float64 tensors.
+  bool is_floating_point() const { return kindling::is_floating_point(dtype()); }
+  /// Where the data lives.
+  Device device() const { return impl().storage.device(); }
+  /// The shared buffer.
+  const Storage& storage() const { return impl().storage; }
+  /// Address of the first element (storage data + offset).
+  void* data_ptr() const;
+  /// Typed address of the first element; throws if T is not the dtype.
+  template <class T> T* data_ptr() const {
+    KINDLING_CHECK(dtype_of<T>() == dtype(), "expected scalar type ", dtype_short_name(dtype_of<T>()),
+                   " but found ", dtype_short_name(dtype()));
+    return static_cast<T*>(data_ptr());
+  }
+  /// Whether elements are laid out row-major without gaps (see kindling::is_contiguous).
+  bool is_contiguous() const { return kindling::is_contiguous(sizes(), strides()); }
+  /// True when both handles name the same tensor.
+  bool is_same(const Tensor& other) const { return impl_ == other.impl_; }
+  /// True when both tensors share a storage buffer.
+  bool is_alias_of(const Tensor& other) const { return storage().is_alias_of(other.storage()); }
+  /// True when the storage is page-locked (week 4).
+  bool is_pinned() const { return storage().is_pinned(); }
+  /// The in-place version counter (shared with views).
+  std::uint32_t version() const;
+  /// Records an in-place write (called by every in-place op).
+  void bump_version() const;
+
+  // ---- views: no data is copied (view.hpp) -----------------------------------
+  /// A view with a new shape (one entry may be -1); throws when the strides
+  /// cannot express it (see compute_view_strides).
+  Tensor view(IntArrayRef sizes) const;
+  /// view(other.sizes()).
+  Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
+  /// A view when possible, otherwise a contiguous copy with the new shape.
+  Tensor reshape(IntArrayRef sizes) const;
+  /// reshape(other.sizes()).
+  Tensor reshape_as(const Tensor& other) const { return reshape(other.sizes()); }
+  /// This tensor if contiguous, otherwise a contiguous copy.
+  Tensor contiguous() const;
+  /// Swaps two dimensions.
+  Tensor transpose(std::int64_t dim0, std::int64_t dim1) const;
+  /// Reorders all dimensions: result dim i is input dim dims[i].
+  Tensor permute(IntArrayRef dims) const;
+  /// Transpose of a matrix (0-d and 1-d tensors are returned as they are).
+  Tensor t() const;
+  /// Moves dimension `source` to position `destination`, keeping the others' order.
+  Tensor movedim(std::int64_t source, std::int64_t destination) const;
+  /// Removes every dimension of size 1.
+  Tensor squeeze() const;
+  /// Removes dimension `dim` if its size is 1.
+  Tensor squeeze(std::int64_t dim) const;
+  /// Inserts a dimension of size 1 at `dim`.
+  Tensor unsqueeze(std::int64_t dim) const;
+  /// Broadcasts to `sizes` with stride 0 on the new or size-1 dimensions; -1 keeps a size.
+  Tensor expand(IntArrayRef sizes) const;
+  /// expand(other.sizes()).
+  Tensor expand_as(const Tensor& other) const { return expand(other.sizes()); }
+  /// `length` elements of `dim` starting at `start`.
+  Tensor narrow(std::int64_t dim, std::int64_t start, std::int64_t length) const;
+  /// Index `index` of `dim`, removing that dimension.
+  Tensor select(std::int64_t dim, std::int64_t index) const;
+  /// Python's `t[start:end:step]` along `dim` (clamped like Python; step > 0).
+  Tensor slice(std::int64_t dim, std::optional<std::int64_t> start = std::nullopt,
+               std::optional<std::int64_t> end = std::nullopt, std::int64_t step = 1) const;
+  /// select(0, index), like `t[i]`.
+  Tensor operator[](std::int64_t index) const { return select(0, index); }
+  /// Merges dims start..end into one (a view when possible).
+  Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
+  /// A view with explicit geometry over the same storage (checked to fit).
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> storage_offset = std::nullopt) const;
+
+  // ---- elements ----------------------------------------------------------------
+  /// The element at a full multi-index (bounds-checked), converted to T.
+  template <class T> T at(IntArrayRef index) const;
+  /// The value of a one-element tensor, converted to T.
+  template <class T> T item() const;
+  /// The value of a one-element tensor.
+  Scalar item() const;
+  /// The elements in row-major order, converted to T.
+  template <class T> std::vector<T> to_vector() const;
+
+  // ---- writes and copies -------------------------------------------------------
+  /// Sets every element to `value`.
+  const Tensor& fill_(const Scalar& value) const;
+  /// Sets every element to zero.
+  const Tensor& zero_() const { return fill_(0); }
+  /// Copies `src` (broadcast to this shape, converted to this dtype) into this tensor.
+  const Tensor& copy_(const Tensor& src) const;
+  /// A contiguous copy with its own storage.
+  Tensor clone() const;
+  /// A copy converted to `dtype` (this tensor itself if the dtype already matches).
+  Tensor to(ScalarType dtype) const;
+
+  // ---- math (ops.hpp, linalg.hpp hold the full set as free functions) ----------
+  /// Sum of all elements.
+  Tensor sum() const;
+  /// Sum over `dims`.
+  Tensor sum(IntArrayRef dims, bool keepdim = false) const;
+  /// Mean of all elements (floating tensors).
+  Tensor mean() const;
+  /// Mean over `dims`.
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  /// Largest element.
+  Tensor max() const;
+  /// Smallest element.
+  Tensor min() const;
+  /// Elementwise absolute value.
+  Tensor abs() const;
+  /// Elementwise e^x.
+  Tensor exp() const;
+  /// Elementwise natural log.
+  Tensor log() const;
+  /// Elementwise max(x, 0).
+  Tensor relu() const;
+  /// Matrix product (torch.matmul).
+  Tensor matmul(const Tensor& other) const;
+  /// Matrix product of two 2-d tensors.
+  Tensor mm(const Tensor& other) const;
+  /// In-place `this += alpha * other`.
+  const Tensor& add_(const Tensor& other, const Scalar& alpha = 1) const;
+  /// In-place `this += value`.
+  const Tensor& add_(const Scalar& value) const;
+  /// In-place `this -= other`.
+  const Tensor& sub_(const Tensor& other) const;
+  /// In-place `this *= other`.
+  const Tensor& mul_(const Tensor& other) const;
+  /// In-place `this *= value`.
+  const Tensor& mul_(const Scalar& value) const;
+  /// In-place `this /= other`.
+  const Tensor& div_(const Tensor& other) const;
+  /// In-place `this /= value`.
+  const Tensor& div_(const Scalar& value) const;
+
+ private:
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+/// Prints like PyTorch: `tensor([[1., 2.],\n        [3., 4.]])`.
+std::ostream& operator<<(std::ostream& out, const Tensor& t);
+/// The same text as operator<<.
+std::string to_string(const Tensor& t);
+
+// ---- element access (templates, defined here) -------------------------------
+template <class T> T Tensor::at(IntArrayRef index) const {
+  KINDLING_CHECK_AS(IndexError, static_cast<std::int64_t>(index.size()) == dim(), "expected an index of ",
+                    dim(), " dimensions, got ", index.size());
+  for (std::size_t d = 0; d < index.size(); ++d)
+    KINDLING_CHECK_AS(IndexError, index[d] >= 0 && index[d] < sizes()[d], "index ", index[d],
+                      " is out of bounds for dimension ", d, " with size ", sizes()[d]);
+  const std::int64_t offset = index_to_offset(index, strides(), storage_offset());
+  return visit_dtype(dtype(), [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    return static_cast<T>(static_cast<const S*>(storage().data())[offset]);
+  });
+}
+
+template <class T> T Tensor::item() const {
+  KINDLING_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
+  return at<T>(Shape(static_cast<std::size_t>(dim()), 0));
+}
+
+template <class T> std::vector<T> Tensor::to_vector() const {
+  const Tensor c = contiguous();
+  std::vector<T> out(static_cast<std::size_t>(c.numel()));
+  visit_dtype(c.dtype(), [&](auto tag) {
+    using S = typename decltype(tag)::type;
+    const S* p = static_cast<const S*>(c.data_ptr());
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
+  });
+  return out;
+}
+
+}  // namespace kindling
+
+#include <kindling/view.hpp>

@@ -1,0 +1,359 @@
+// Elementwise operations: type promotion, one generic binary kernel and one
+// generic unary kernel, instantiated per dtype and operator.
+
+#include <cmath>
+
+#include <kindling/factory.hpp>
+#include <kindling/ops.hpp>
+
+#include "internal.hpp"
+#include "loop.hpp"
+
+namespace kindling {
+
+// ---- type promotion ---------------------------------------------------------------------
+namespace {
+struct ResultTypeState {
+  std::optional<ScalarType> dim, zero, wrapped;
+};
+
+void update_state(ResultTypeState& s, const Tensor& t) {
+  ScalarType current = t.dtype();
+  auto merge = [](std::optional<ScalarType>& slot, ScalarType v) { slot = slot ? promote_types(*slot, v) : v; };
+  if (t.impl().is_wrapped_number) {
+    if (is_floating_point(current)) current = kDefaultDtype;
+    merge(s.wrapped, current);
+  } else if (t.dim() == 0) {
+    merge(s.zero, current);
+  } else {
+    merge(s.dim, current);
+  }
+}
+
+// c10's combine_categories: a lower-priority group only matters when it is of a higher category.
+std::optional<ScalarType> combine(std::optional<ScalarType> higher, std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (is_floating_point(*higher)) return higher;
+  if (*higher == kBool || is_floating_point(*lower)) return promote_types(*higher, *lower);
+  return higher;
+}
+
+ScalarType result_type_of(std::initializer_list<const Tensor*> tensors) {
+  ResultTypeState s;
+  for (const Tensor* t : tensors) update_state(s, *t);
+  return *combine(s.dim, combine(s.zero, s.wrapped));
+}
+}  // namespace
+
+ScalarType result_type(const Tensor& a, const Tensor& b) { return result_type_of({&a, &b}); }
+ScalarType result_type(const Tensor& a, const Scalar& b) {
+  const Tensor w = detail::wrapped_scalar(b);
+  return result_type_of({&a, &w});
+}
+
+// ---- generic kernels -----------------------------------------------------------------------
+namespace {
+template <class Out, class In, class F>
+void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  auto loop = detail::make_loop<3>(out.sizes(), {&out, &a, &b});
+  detail::run_loop(loop, [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* x = reinterpret_cast<const In*>(p[1]);
+    const In* y = reinterpret_cast<const In*>(p[2]);
+    constexpr auto so = static_cast<std::int64_t>(sizeof(Out)), si = static_cast<std::int64_t>(sizeof(In));
+    if (s[0] == so && s[1] == si && s[2] == si) {
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+    } else if (s[0] == so && s[1] == si && s[2] == 0) {
+      const In yv = *y;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+    } else if (s[0] == so && s[1] == 0 && s[2] == si) {
+      const In xv = *x;
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+            f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
+    }
+  });
+}
+
+template <class Out, class In, class F>
+void unary_loop(const Tensor& out, const Tensor& x, F f) {
+  auto loop = detail::make_loop<2>(out.sizes(), {&out, &x});
+  detail::run_loop(loop, [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+      Out* o = reinterpret_cast<Out*>(p[0]);
+      const In* v = reinterpret_cast<const In*>(p[1]);
+      for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+    }
+  });
+}
+
+enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };
+
+bool is_comparison(Bin op) { return op >= Bin::Eq; }
+
+template <class T>
+T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+// out = a op b, with a, b already of the compute dtype T.
+template <class T>
+void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const T al = alpha.to<T>();
+  switch (op) {
+    case Bin::Add: return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x + al * y); });
+    case Bin::Sub: return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x - al * y); });
+    case Bin::Mul: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+    case Bin::Div: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
+    case Bin::Pow:
+      if constexpr (std::is_floating_point_v<T>)
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
+      else
+        return binary_loop<T, T>(out, a, b, [](T x, T y) { return int_pow<T>(x, y); });
+    case Bin::Maximum:
+    case Bin::Minimum: {
+      const bool take_max = op == Bin::Maximum;
+      return binary_loop<T, T>(out, a, b, [take_max](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>) {
+          if (x != x) return x;
+          if (y != y) return y;
+        }
+        return take_max ? (x < y ? y : x) : (y < x ? y : x);
+      });
+    }
+    case Bin::Eq: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case Bin::Ne: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case Bin::Lt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case Bin::Le: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case Bin::Gt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case Bin::Ge: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+  }
+}
+
+ScalarType compute_dtype(Bin op, const Tensor& a, const Tensor& b) {
+  ScalarType t = result_type(a, b);
+  if (op == Bin::Div && !is_floating_point(t)) t = kDefaultDtype;  // true division
+  if (op == Bin::Sub && a.dtype() == kBool && b.dtype() == kBool)
+    throw Error("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                "`logical_xor()` operator instead.");
+  if (op == Bin::Pow && !is_floating_point(t)) {
+    const Tensor e = b.to(kInt64);
+    const auto values = e.to_vector<std::int64_t>();
+    for (auto v : values) KINDLING_CHECK(v >= 0, "Integers to negative integer powers are not allowed.");
+  }
+  return t;
+}
+
+void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  visit_dtype(t, [&](auto tag) { binary_kernel<typename decltype(tag)::type>(op, out, a, b, alpha); });
+}
+
+Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  const ScalarType t = compute_dtype(op, a, b);
+  const Shape shape = broadcast_shapes(a.sizes(), b.sizes());
+  Tensor out = detail::empty_contiguous(shape, is_comparison(op) ? kBool : t);
+  dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
+  return out;
+}
+
+const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  const ScalarType t = compute_dtype(op, self, other);
+  KINDLING_CHECK(can_cast(t, self.dtype()), "result type ", dtype_short_name(t),
+                 " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
+  const Shape shape = broadcast_shapes(self.sizes(), other.sizes());
+  KINDLING_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", to_string(self.sizes()),
+                 " doesn't match the broadcast shape ", to_string(shape));
+  detail::check_no_internal_overlap(self);
+  if (t == self.dtype()) {
+    Tensor rhs = other.to(t);
+    // An operand that overlaps self in another layout would read values already overwritten.
+    if (rhs.is_alias_of(self) && !(rhs.data_ptr() == self.data_ptr() && rhs.strides().equals(self.strides())))
+      rhs = rhs.clone();
+    dispatch_binary(op, t, self, self, rhs, alpha);
+    self.bump_version();
+  } else {
+    self.copy_(binary(op, self, other, alpha));
+  }
+  return self;
+}
+
+// Floating math: integer inputs compute in the default dtype, as in PyTorch.
+template <class F>
+Tensor unary_float(const Tensor& x, F f) {
+  const ScalarType t = is_floating_point(x.dtype()) ? x.dtype() : kDefaultDtype;
+  const Tensor in = x.to(t);
+  Tensor out = detail::empty_contiguous(x.sizes(), t);
+  if (t == kFloat32)
+    unary_loop<float, float>(out, in, [&f](float v) { return static_cast<float>(f(v)); });
+  else
+    unary_loop<double, double>(out, in, [&f](double v) { return static_cast<double>(f(v)); });
+  return out;
+}
+
+// Dtype-preserving math.
+template <class F>
+Tensor unary_same(const Tensor& x, F f) {
+  Tensor out = detail::empty_contiguous(x.sizes(), x.dtype());
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<T, T>(out, x, [&f](T v) { return static_cast<T>(f(v)); });
+  });
+  return out;
+}
+
+template <class F>
+Tensor unary_predicate(const Tensor& x, F f) {
+  Tensor out = detail::empty_contiguous(x.sizes(), kBool);
+  visit_dtype(x.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    unary_loop<bool, T>(out, x, [&f](T v) { return static_cast<bool>(f(v)); });
+  });
+  return out;
+}
+
+Tensor wrap(const Scalar& s) { return detail::wrapped_scalar(s); }
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binary(Bin::Add, a, b, alpha); }
+Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binary(Bin::Sub, a, b, alpha); }
+Tensor mul(const Tensor& a, const Tensor& b) { return binary(Bin::Mul, a, b); }
+Tensor div(const Tensor& a, const Tensor& b) { return binary(Bin::Div, a, b); }
+Tensor pow(const Tensor& a, const Tensor& b) { return binary(Bin::Pow, a, b); }
+Tensor pow(const Tensor& a, const Scalar& e) { return binary(Bin::Pow, a, wrap(e)); }
+Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
+Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrap(b)); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrap(b)); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrap(b)); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrap(b)); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a), b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a), b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+
+Tensor neg(const Tensor& x) {
+  KINDLING_CHECK(x.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                                     "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  return unary_same(x, [](auto v) { return -v; });
+}
+Tensor abs(const Tensor& x) {
+  return unary_same(x, [](auto v) {
+    if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>) return v;
+    else return v < 0 ? -v : v;
+  });
+}
+Tensor sign(const Tensor& x) { return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); }); }
+Tensor exp(const Tensor& x) { return unary_float(x, [](auto v) { return std::exp(v); }); }
+Tensor log(const Tensor& x) { return unary_float(x, [](auto v) { return std::log(v); }); }
+Tensor log1p(const Tensor& x) { return unary_float(x, [](auto v) { return std::log1p(v); }); }
+Tensor sqrt(const Tensor& x) { return unary_float(x, [](auto v) { return std::sqrt(v); }); }
+Tensor rsqrt(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / std::sqrt(v); }); }
+Tensor sin(const Tensor& x) { return unary_float(x, [](auto v) { return std::sin(v); }); }
+Tensor cos(const Tensor& x) { return unary_float(x, [](auto v) { return std::cos(v); }); }
+Tensor tanh(const Tensor& x) { return unary_float(x, [](auto v) { return std::tanh(v); }); }
+Tensor sigmoid(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); }); }
+Tensor reciprocal(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / v; }); }
+Tensor relu(const Tensor& x) {
+  KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+}
+Tensor floor(const Tensor& x) {
+  return unary_same(x, [](auto v) {
+    if constexpr (std::is_floating_point_v<decltype(v)>) return std::floor(v);
+    else return v;
+  });
+}
+Tensor ceil(const Tensor& x) {
+  return unary_same(x, [](auto v) {
+    if constexpr (std::is_floating_point_v<decltype(v)>) return std::ceil(v);
+    else return v;
+  });
+}
+Tensor round(const Tensor& x) {
+  return unary_same(x, [](auto v) {
+    if constexpr (std::is_floating_point_v<decltype(v)>) return std::nearbyint(v);  // half to even
+    else return v;
+  });
+}
+Tensor square(const Tensor& x) { return mul(x, x); }
+Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
+  KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  Tensor r = x;
+  if (min) r = maximum(r, wrap(*min));
+  if (max) r = minimum(r, wrap(*max));
+  return r;
+}
+
+Tensor eq(const Tensor& a, const Tensor& b) { return binary(Bin::Eq, a, b); }
+Tensor ne(const Tensor& a, const Tensor& b) { return binary(Bin::Ne, a, b); }
+Tensor lt(const Tensor& a, const Tensor& b) { return binary(Bin::Lt, a, b); }
+Tensor le(const Tensor& a, const Tensor& b) { return binary(Bin::Le, a, b); }
+Tensor gt(const Tensor& a, const Tensor& b) { return binary(Bin::Gt, a, b); }
+Tensor ge(const Tensor& a, const Tensor& b) { return binary(Bin::Ge, a, b); }
+Tensor eq(const Tensor& a, const Scalar& b) { return binary(Bin::Eq, a, wrap(b)); }
+Tensor ne(const Tensor& a, const Scalar& b) { return binary(Bin::Ne, a, wrap(b)); }
+Tensor lt(const Tensor& a, const Scalar& b) { return binary(Bin::Lt, a, wrap(b)); }
+Tensor le(const Tensor& a, const Scalar& b) { return binary(Bin::Le, a, wrap(b)); }
+Tensor gt(const Tensor& a, const Scalar& b) { return binary(Bin::Gt, a, wrap(b)); }
+Tensor ge(const Tensor& a, const Scalar& b) { return binary(Bin::Ge, a, wrap(b)); }
+Tensor isnan(const Tensor& x) { return unary_predicate(x, [](auto v) { return v != v; }); }
+Tensor isfinite(const Tensor& x) {
+  return unary_predicate(x, [](auto v) {
+    if constexpr (std::is_floating_point_v<decltype(v)>) return std::isfinite(v);
+    else return true;
+  });
+}
+Tensor logical_not(const Tensor& x) { return unary_predicate(x, [](auto v) { return v == decltype(v){}; }); }
+
+bool equal(const Tensor& a, const Tensor& b) {
+  if (!a.sizes().equals(b.sizes())) return false;
+  const auto va = a.to_vector<double>(), vb = b.to_vector<double>();
+  return va == vb;
+}
+
+bool allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
+  const Shape shape = broadcast_shapes(a.sizes(), b.sizes());
+  const auto va = a.expand(shape).to_vector<double>(), vb = b.expand(shape).to_vector<double>();
+  for (std::size_t i = 0; i < va.size(); ++i) {
+    if (std::isnan(va[i]) || std::isnan(vb[i])) {
+      if (!(equal_nan && std::isnan(va[i]) && std::isnan(vb[i]))) return false;
+      continue;
+    }
+    if (va[i] == vb[i]) continue;  // equal infinities
+    if (!(std::abs(va[i] - vb[i]) <= atol + rtol * std::abs(vb[i]))) return false;
+  }
+  return true;
+}
+
+const Tensor& add_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_inplace(Bin::Add, self, other, alpha);
+}
+const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return binary_inplace(Bin::Sub, self, other, alpha);
+}
+const Tensor& mul_(const Tensor& self, const Tensor& other) { return binary_inplace(Bin::Mul, self, other); }
+const Tensor& div_(const Tensor& self, const Tensor& other) { return binary_inplace(Bin::Div, self, other); }
+const Tensor& relu_(const Tensor& self) { return self.copy_(relu(self)); }
+const Tensor& clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
+  return self.copy_(clamp(self, min, max));
+}
+
+}  // namespace kindling

@@ -1,0 +1,15 @@
+#pragma once
+// Private helpers shared by the engine's source files.
+
+#include <kindling/tensor.hpp>
+
+namespace kindling::detail {
+
+/// A 0-d tensor marked as a wrapped number, so type promotion treats it like a
+/// Python scalar: float64 values count as the default dtype, ints as int64.
+Tensor wrapped_scalar(const Scalar& value);
+
+/// A new contiguous tensor without checks (the engine's allocation point).
+Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);
+
+}  // namespace kindling::detail

@@ -1,0 +1,203 @@
+// Matrix products. Floating GEMM goes through Eigen's blocked, packed kernels
+// (multi-threaded with OpenMP); operands that are row- or column-major with a
+// leading dimension are mapped in place, anything else is made contiguous first.
+
+#include <Eigen/Core>
+
+#include <kindling/factory.hpp>
+#include <kindling/linalg.hpp>
+#include <kindling/ops.hpp>
+
+#include "internal.hpp"
+
+namespace kindling {
+namespace {
+
+template <class T, int Order>
+using MatMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned,
+                          Eigen::OuterStride<>>;
+template <class T>
+using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned,
+                          Eigen::OuterStride<>>;
+
+// How a 2-d operand sits in memory: row-major or column-major with a leading dimension.
+struct Layout {
+  Tensor t;
+  bool row_major;
+  std::int64_t ld;
+};
+
+Layout layout_of(const Tensor& m) {
+  const std::int64_t r = m.sizes()[0], c = m.sizes()[1];
+  const std::int64_t s0 = m.strides()[0], s1 = m.strides()[1];
+  if ((s1 == 1 || c == 1) && s0 >= std::max<std::int64_t>(c, 1)) return {m, true, s0};
+  if ((s0 == 1 || r == 1) && s1 >= std::max<std::int64_t>(r, 1)) return {m, false, s1};
+  Tensor cont = m.contiguous();
+  return {cont, true, std::max<std::int64_t>(c, 1)};
+}
+
+template <class T, class A, class B>
+void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
+                bool accumulate) {
+  OutMap<T> c(out, n, m, Eigen::OuterStride<>(ldo));
+  if (accumulate) c.noalias() += alpha * (a * b);
+  else c.noalias() = alpha * (a * b);
+}
+
+template <class T>
+void gemm_float(const Tensor& out, const Tensor& a_in, const Tensor& b_in, T alpha, bool accumulate) {
+  const std::int64_t n = a_in.sizes()[0], k = a_in.sizes()[1], m = b_in.sizes()[1];
+  const Layout a = layout_of(a_in), b = layout_of(b_in);
+  const T* pa = static_cast<const T*>(a.t.data_ptr());
+  const T* pb = static_cast<const T*>(b.t.data_ptr());
+  T* po = static_cast<T*>(out.data_ptr());
+  const std::int64_t ldo = out.strides()[0];
+  using Eigen::ColMajor, Eigen::RowMajor, Eigen::OuterStride;
+  if (a.row_major && b.row_major)
+    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+  else if (a.row_major)
+    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+  else if (b.row_major)
+    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+  else
+    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+}
+
+// Integer matrices: a plain i-k-j loop (PyTorch supports them on the CPU too).
+template <class T>
+void gemm_int(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, bool accumulate) {
+  const Tensor ac = a.contiguous(), bc = b.contiguous();
+  const std::int64_t n = a.sizes()[0], k = a.sizes()[1], m = b.sizes()[1];
+  const T* pa = static_cast<const T*>(ac.data_ptr());
+  const T* pb = static_cast<const T*>(bc.data_ptr());
+  T* po = static_cast<T*>(out.data_ptr());
+  const std::int64_t ldo = out.strides()[0];
+  for (std::int64_t i = 0; i < n; ++i) {
+    T* row = po + i * ldo;
+    if (!accumulate) std::fill(row, row + m, T{0});
+    for (std::int64_t p = 0; p < k; ++p) {
+      const T av = static_cast<T>(alpha * pa[i * k + p]);
+      for (std::int64_t j = 0; j < m; ++j) row[j] = static_cast<T>(row[j] + av * pb[p * m + j]);
+    }
+  }
+}
+
+// out (row-major, contiguous rows) = alpha * a @ b (+ out when accumulating).
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) {
+  KINDLING_CHECK(a.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
+  visit_dtype(a.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) gemm_float<T>(out, a, b, alpha.to<T>(), accumulate);
+    else if constexpr (!std::is_same_v<T, bool>) gemm_int<T>(out, a, b, alpha.to<T>(), accumulate);
+  });
+}
+
+void check_same_dtype(const Tensor& a, const Tensor& b, const char* what) {
+  KINDLING_CHECK(a.dtype() == b.dtype(), "expected ", what, " to have the same dtype, but got: ", dtype_name(a.dtype()),
+                 " != ", dtype_name(b.dtype()));
+}
+
+std::string dims_of(const Tensor& t) { return std::to_string(t.sizes()[0]) + "x" + std::to_string(t.sizes()[1]); }
+
+void check_mm(const Tensor& a, const Tensor& b) {
+  KINDLING_CHECK(a.dim() == 2, "self must be a matrix");
+  KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix");
+  KINDLING_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", dims_of(a), " and ",
+                 dims_of(b), ")");
+  KINDLING_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
+                 dtype_short_name(b.dtype()));
+}
+
+}  // namespace
+
+Tensor dot(const Tensor& a, const Tensor& b) {
+  KINDLING_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(), "D tensors");
+  KINDLING_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
+                 dtype_short_name(a.dtype()), " and ", dtype_short_name(b.dtype()));
+  KINDLING_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
+                 b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
+                 " elements respectively");
+  return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(Shape{});
+}
+
+Tensor mv(const Tensor& mat, const Tensor& vec) {
+  KINDLING_CHECK(mat.dim() == 2 && vec.dim() == 1, "vector + matrix @ vector expected, got ", 1, ", ", mat.dim(), ", ",
+                 vec.dim());
+  KINDLING_CHECK(mat.sizes()[1] == vec.sizes()[0], "size mismatch, got ", mat.sizes()[0], ", ", dims_of(mat), ",",
+                 vec.sizes()[0]);
+  return mm(mat, vec.unsqueeze(1)).squeeze(1);
+}
+
+Tensor mm(const Tensor& a, const Tensor& b) {
+  check_mm(a, b);
+  Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype());
+  if (a.sizes()[1] == 0) return out.zero_();
+  gemm(out, a, b, 1, false);
+  return out;
+}
+
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
+  check_mm(mat1, mat2);
+  check_same_dtype(self, mat1, "self and mat1");
+  const Shape shape{mat1.sizes()[0], mat2.sizes()[1]};
+  Tensor out = detail::empty_contiguous(shape, mat1.dtype());
+  if (beta.to<double>() == 0) {
+    out.zero_();  // beta == 0 ignores self, NaNs included, as in BLAS
+  } else {
+    KINDLING_CHECK(IntArrayRef(broadcast_shapes(self.sizes(), shape)).equals(shape), "expand(",
+                   legacy_type_name(self.dtype()), "{", to_string(self.sizes()), "}, size=", to_string(shape),
+                   "): the number of sizes provided (2) must be greater or equal to the number of dimensions in the "
+                   "tensor (", self.dim(), ")");
+    out.copy_(self.expand(shape));
+    if (beta.to<double>() != 1) mul_(out, detail::wrapped_scalar(beta));
+  }
+  if (mat1.sizes()[1] > 0) gemm(out, mat1, mat2, alpha, true);
+  return out;
+}
+
+Tensor bmm(const Tensor& a, const Tensor& b) {
+  KINDLING_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
+  KINDLING_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
+  const std::int64_t batch = a.sizes()[0], n = a.sizes()[1], k = a.sizes()[2], m = b.sizes()[2];
+  KINDLING_CHECK(b.sizes()[0] == batch && b.sizes()[1] == k, "Expected size for first two dimensions of batch2 tensor to be: [",
+                 batch, ", ", k, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  check_same_dtype(a, b, "batch1 and batch2");
+  Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
+  if (k == 0) return out.zero_();
+  for (std::int64_t i = 0; i < batch; ++i) gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
+  return out;
+}
+
+Tensor matmul(const Tensor& a, const Tensor& b) {
+  KINDLING_CHECK(a.dim() > 0 && b.dim() > 0, "both arguments to matmul need to be at least 1D, but they are ", a.dim(),
+                 "D and ", b.dim(), "D");
+  if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
+  if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
+  if (a.dim() == 1 && b.dim() == 2) return mm(a.unsqueeze(0), b).squeeze(0);
+  if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
+  if (a.dim() >= 3 && b.dim() <= 2) {
+    // Fold the batch into the rows: one big GEMM instead of many small ones.
+    Shape out_shape(a.sizes().begin(), a.sizes().end() - 1);
+    const Tensor rows = a.reshape({-1, a.sizes().back()});
+    if (b.dim() == 1) return mv(rows, b).view(out_shape);
+    out_shape.push_back(b.sizes()[1]);
+    return mm(rows, b).view(out_shape);
+  }
+  // General case: broadcast the batch dims and run one bmm.
+  const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  const Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  const std::int64_t n = a2.sizes()[a2.dim() - 2], k = a2.sizes().back();
+  const std::int64_t k2 = b2.sizes()[b2.dim() - 2], m = b2.sizes().back();
+  const Shape batch = broadcast_shapes(IntArrayRef(a2.sizes().data(), a2.sizes().size() - 2),
+                                       IntArrayRef(b2.sizes().data(), b2.sizes().size() - 2));
+  Shape ea = batch, eb = batch;
+  ea.insert(ea.end(), {n, k});
+  eb.insert(eb.end(), {k2, m});
+  const Tensor out = bmm(a2.expand(ea).reshape({-1, n, k}), b2.expand(eb).reshape({-1, k2, m}));
+  Shape out_shape = batch;
+  if (a.dim() > 1) out_shape.push_back(n);
+  if (b.dim() > 1) out_shape.push_back(m);
+  return out.view(out_shape);
+}
+
+}  // namespace kindling

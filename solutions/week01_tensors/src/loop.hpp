@@ -1,0 +1,119 @@
+#pragma once
+// Private to the engine: the strided loop every kernel runs on (a small
+// TensorIterator). Operands are broadcast to one shape; dimensions are put in
+// memory order, size-1 dimensions dropped and mergeable ones coalesced, so that
+// most loops become one long inner run with constant byte strides.
+
+#include <algorithm>
+#include <array>
+#include <numeric>
+
+#include <kindling/tensor.hpp>
+
+namespace kindling::detail {
+
+/// Operands laid over one loop shape, strides in bytes.
+template <std::size_t N>
+struct StridedLoop {
+  Shape shape;
+  std::array<Shape, N> strides;
+  std::array<char*, N> data{};
+};
+
+/// Lays `operands` (each broadcastable to `shape`) over `shape`. Dimensions are
+/// ordered by operand `order_by`'s strides, largest outermost, so the inner loop
+/// walks that operand's memory in order.
+template <std::size_t N>
+StridedLoop<N> make_loop(IntArrayRef shape, const std::array<const Tensor*, N>& operands, std::size_t order_by = 0) {
+  const std::size_t nd = shape.size();
+  StridedLoop<N> loop;
+  std::array<Shape, N> strides;
+  for (std::size_t k = 0; k < N; ++k) {
+    const Tensor& t = *operands[k];
+    const auto es = static_cast<std::int64_t>(t.element_size());
+    strides[k].assign(nd, 0);
+    const std::size_t lead = nd - static_cast<std::size_t>(t.dim());
+    for (std::size_t d = lead; d < nd; ++d) {
+      const std::size_t td = d - lead;
+      strides[k][d] = t.sizes()[td] == 1 ? 0 : t.strides()[td] * es;
+    }
+    loop.data[k] = static_cast<char*>(t.storage().data()) + t.storage_offset() * es;
+  }
+  // Memory order: sort dims by |stride| of the chosen operand, largest first (stable).
+  std::vector<std::size_t> order(nd);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    return std::abs(strides[order_by][x]) > std::abs(strides[order_by][y]);
+  });
+  // Drop size-1 dims: they never move any pointer.
+  for (std::size_t d : order) {
+    if (shape[d] == 1) continue;
+    loop.shape.push_back(shape[d]);
+    for (std::size_t k = 0; k < N; ++k) loop.strides[k].push_back(strides[k][d]);
+  }
+  // Coalesce from the inside out: outer dim i merges into inner dim i+1 when
+  // stride[i] == stride[i+1] * size[i+1] for every operand.
+  Shape cs;
+  std::array<Shape, N> cst;
+  for (std::size_t i = 0; i < loop.shape.size(); ++i) {
+    cs.push_back(loop.shape[i]);
+    for (std::size_t k = 0; k < N; ++k) cst[k].push_back(loop.strides[k][i]);
+    while (cs.size() >= 2) {
+      const std::size_t o = cs.size() - 2, in = cs.size() - 1;
+      bool ok = true;
+      for (std::size_t k = 0; k < N; ++k) ok = ok && cst[k][o] == cst[k][in] * cs[in];
+      if (!ok) break;
+      cs[o] *= cs[in];
+      for (std::size_t k = 0; k < N; ++k) cst[k][o] = cst[k][in];
+      cs.pop_back();
+      for (std::size_t k = 0; k < N; ++k) cst[k].pop_back();
+    }
+  }
+  loop.shape = std::move(cs);
+  loop.strides = std::move(cst);
+  if (loop.shape.empty()) {  // a single element
+    loop.shape.push_back(1);
+    for (std::size_t k = 0; k < N; ++k) loop.strides[k].push_back(0);
+  }
+  return loop;
+}
+
+/// Calls `inner(ptrs, inner_strides, n)` once per inner run; `ptrs` point at the
+/// run's first element of each operand and `inner_strides` are byte strides.
+template <std::size_t N, class Inner>
+void run_loop(const StridedLoop<N>& loop, Inner&& inner) {
+  for (auto s : loop.shape)
+    if (s == 0) return;
+  const std::size_t nd = loop.shape.size();
+  const std::int64_t n = loop.shape.back();
+  std::array<std::int64_t, N> inner_strides;
+  for (std::size_t k = 0; k < N; ++k) inner_strides[k] = loop.strides[k].back();
+  std::array<char*, N> ptr = loop.data;
+  if (nd == 1) {
+    inner(ptr, inner_strides, n);
+    return;
+  }
+  Shape counter(nd - 1, 0);
+  while (true) {
+    inner(ptr, inner_strides, n);
+    std::size_t d = nd - 1;
+    while (d-- > 0) {
+      for (std::size_t k = 0; k < N; ++k) ptr[k] += loop.strides[k][d];
+      if (++counter[d] < loop.shape[d]) break;
+      for (std::size_t k = 0; k < N; ++k) ptr[k] -= loop.strides[k][d] * loop.shape[d];
+      counter[d] = 0;
+      if (d == 0) return;
+    }
+  }
+}
+
+/// Throws PyTorch's error when a tensor about to be written has two indices
+/// that name one memory location (a stride-0, expanded dimension).
+inline void check_no_internal_overlap(const Tensor& t) {
+  for (std::int64_t d = 0; d < t.dim(); ++d)
+    KINDLING_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0),
+                   "unsupported operation: more than one element of the written-to tensor refers to a "
+                   "single memory location. Please clone() the tensor before performing the operation.");
+}
+
+}  // namespace kindling::detail
