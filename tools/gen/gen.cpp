@@ -254,8 +254,9 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
       << samples[n].expected.value_or("") << ")KINDLING\"},\n";
   }
   p << "  };\n  for (const S& s : samples) {\n    std::ostringstream captured;\n"
-    << "    auto* old = std::cout.rdbuf(captured.rdbuf());\n    std::string error;\n"
-    << "    try { s.f(); } catch (const std::exception& e) { error = e.what(); }\n    std::cout.rdbuf(old);\n"
+    << "    auto* old = std::cout.rdbuf(captured.rdbuf());\n    const auto flags = std::cout.flags();\n"
+    << "    std::cout << std::boolalpha;\n    std::string error;\n"
+    << "    try { s.f(); } catch (const std::exception& e) { error = e.what(); }\n    std::cout.flags(flags);\n    std::cout.rdbuf(old);\n"
     << "    const bool ok = error.empty() && (!s.check || trim(captured.str()) == trim(s.expected));\n"
     << "    std::cout << (ok ? \"ok     \" : \"FAILED \") << \"" << md_path << ":\" << s.line << \"\\n\";\n"
     << "    if (!ok) {\n      ++failed;\n      if (!error.empty()) std::cout << \"  threw: \" << error << \"\\n\";\n"

@@ -107,6 +107,35 @@ void run_loop(const StridedLoop<N>& loop, Inner&& inner) {
   }
 }
 
+/// Like run_loop, but hands over the two innermost dims at once:
+/// `f(ptrs, row_strides, col_strides, rows, cols)`, so a kernel can tile them
+/// (a transposed copy reads one operand down its columns).
+template <std::size_t N, class F>
+void run_loop_2d(const StridedLoop<N>& loop, F&& f) {
+  for (auto s : loop.shape)
+    if (s == 0) return;
+  if (loop.shape.size() < 2) {
+    std::array<std::int64_t, N> zero{};
+    std::array<std::int64_t, N> col;
+    for (std::size_t k = 0; k < N; ++k) col[k] = loop.strides[k].back();
+    f(loop.data, zero, col, std::int64_t{1}, loop.shape.back());
+    return;
+  }
+  StridedLoop<N> outer;
+  outer.shape.assign(loop.shape.begin(), loop.shape.end() - 2);
+  outer.shape.push_back(1);  // run_loop calls back once per outer position
+  std::array<std::int64_t, N> row, col;
+  for (std::size_t k = 0; k < N; ++k) {
+    outer.strides[k].assign(loop.strides[k].begin(), loop.strides[k].end() - 2);
+    outer.strides[k].push_back(0);
+    row[k] = loop.strides[k][loop.shape.size() - 2];
+    col[k] = loop.strides[k].back();
+  }
+  outer.data = loop.data;
+  const std::int64_t rows = loop.shape[loop.shape.size() - 2], cols = loop.shape.back();
+  run_loop(outer, [&](std::array<char*, N> p, std::array<std::int64_t, N>, std::int64_t) { f(p, row, col, rows, cols); });
+}
+
 /// Throws PyTorch's error when a tensor about to be written has two indices
 /// that name one memory location (a stride-0, expanded dimension).
 inline void check_no_internal_overlap(const Tensor& t) {

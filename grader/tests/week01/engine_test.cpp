@@ -256,3 +256,41 @@ TEST(EngineErrors, UndefinedTensorAndBadDimsGetClearErrors) {
   expect_error<Error>([] { (void)zeros({2, 3}).data_ptr<double>(); }, "expected scalar type Double but found Float");
   expect_error<Error>([] { (void)zeros({2}).item<float>(); }, "a Tensor with 2 elements cannot be converted to Scalar");
 }
+
+TEST(EngineReduce, LargeFloatSumIsAccurate) {
+  // 10^7 copies of 0.1f: a sequential float sum drifts to about 1087937; the
+  // blocked sum must stay within float rounding of the exact 1000000.0149.
+  const double exact = 1e7 * static_cast<double>(0.1f);
+  EXPECT_NEAR(full({10'000'000}, 0.1f, kFloat32).sum().item<double>(), exact, exact * 1e-6);
+  EXPECT_NEAR(full({10'000'000}, 0.1f, kFloat32).t().sum().item<double>(), exact, exact * 1e-6);
+}
+
+TEST(EngineReduce, TransposedAndStridedSumsAgreeWithContiguous) {
+  const Tensor x = rand({37, 53});
+  const double ref = x.contiguous().sum().item<double>();
+  EXPECT_NEAR(x.t().sum().item<double>(), ref, 1e-3);
+  EXPECT_NEAR(x.slice(1, 0, 53, 2).sum().item<double>() + x.slice(1, 1, 53, 2).sum().item<double>(), ref, 1e-3);
+  EXPECT_TRUE(allclose(x.t().sum({0}), x.sum({1}), 1e-5, 1e-5));
+}
+
+TEST(EngineFactory, OnesAndZerosDefaultToFloat32) {
+  EXPECT_EQ(ones({2}).dtype(), kFloat32);
+  EXPECT_EQ(zeros({2}).dtype(), kFloat32);
+  EXPECT_EQ(full({2}, 1).dtype(), kInt64);  // full follows its value, as in PyTorch
+}
+
+TEST(EngineCopy, TiledTransposeCopyMatchesElementByElement) {
+  // Sizes that exercise full 64x64 tiles, partial tiles and the 8x8 register path.
+  for (std::int64_t rows : {1, 7, 64, 130}) {
+    for (std::int64_t cols : {1, 9, 64, 131}) {
+      const Tensor x = arange(rows * cols, kFloat32).view({rows, cols});
+      const Tensor y = x.t().contiguous();
+      const auto v = y.to_vector<float>();
+      for (std::int64_t i = 0; i < cols; ++i)
+        for (std::int64_t j = 0; j < rows; ++j)
+          ASSERT_EQ(v[i * rows + j], static_cast<float>(j * cols + i)) << rows << "x" << cols;
+      const Tensor yi = arange(rows * cols, kInt32).view({rows, cols}).t().contiguous();
+      EXPECT_TRUE(equal(yi, y.to(kInt32)));
+    }
+  }
+}
