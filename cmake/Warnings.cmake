@@ -6,6 +6,11 @@ function(kindling_warnings target)
     # GCC 12 reports false -Wrestrict errors inside std::string's operator+ at -O3 (GCC bug 105651).
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
+  if(KINDLING_SANITIZE)
+    # Sanitizer instrumentation confuses GCC's flow analysis (false -Wmaybe-uninitialized
+    # in std::regex and std::function); the sanitizers check the real thing at run time.
+    target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)
+  endif()
   if(KINDLING_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

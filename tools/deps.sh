@@ -5,8 +5,8 @@
 # Packages every build needs (compiler, CMake, Ninja, the libraries find_package looks for).
 KINDLING_BUILD_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev
   libeigen3-dev nlohmann-json3-dev libcli11-dev zlib1g-dev)
-# Extra packages the kit's own test suite needs (API docs and the JUnit schema check).
-KINDLING_TEST_PACKAGES=(doxygen libxml2-utils)
+# Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting).
+KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format)
 
 kindling_missing_packages() {
   local p

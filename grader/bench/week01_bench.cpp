@@ -100,9 +100,9 @@ void BM_Mm(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   const Tensor a = rand({n, n}), b = rand({n, n});
   for (auto _ : state) benchmark::DoNotOptimize(mm(a, b));
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * static_cast<double>(n * n * n),
-                                                 benchmark::Counter::kIsIterationInvariantRate,
-                                                 benchmark::Counter::OneK::kIs1000) ;
+  state.counters["GFLOP/s"] =
+      benchmark::Counter(2.0 * static_cast<double>(n * n * n), benchmark::Counter::kIsIterationInvariantRate,
+                         benchmark::Counter::OneK::kIs1000);
   state.counters["GFLOP/s"].value /= 1e9;
 }
 BENCHMARK(BM_Mm)->Arg(512)->Arg(1024)->Arg(2048)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,5 +1,6 @@
 // Turning a task's test run into a status and a message.
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <fstream>
@@ -21,7 +22,8 @@ std::string last_running_test(const std::string& output) {
   std::istringstream in(output);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("[ RUN      ] ", 0) == 0) last = line.substr(13);
+    if (line.rfind("[ RUN      ] ", 0) == 0)
+      last = line.substr(13);
     else if (line.rfind("[       OK ] ", 0) == 0 || line.rfind("[  FAILED  ] ", 0) == 0 ||
              line.rfind("[  SKIPPED ] ", 0) == 0)
       last.clear();
@@ -32,7 +34,8 @@ std::string last_running_test(const std::string& output) {
 // A failure text without GoogleTest's "file:line" first line, shortened.
 std::string tidy(std::string text) {
   const auto nl = text.find('\n');
-  if (nl != std::string::npos && (text.rfind("unknown file", 0) == 0 || text.find(':') < nl)) text = text.substr(nl + 1);
+  if (nl != std::string::npos && (text.rfind("unknown file", 0) == 0 || text.find(':') < nl))
+    text = text.substr(nl + 1);
   // Uncaught exceptions: keep just the description.
   static const std::regex thrown(R"re(C\+\+ exception with description "([\s\S]*)" thrown in the test body\.?)re");
   std::smatch m;
@@ -43,23 +46,47 @@ std::string tidy(std::string text) {
   return text;
 }
 
-std::string not_implemented_message(const std::string& text) {
-  const auto at = text.find(kNotImplementedTag);
-  std::string s = text.substr(at);
-  const auto colon = s.find(':');
-  return colon == std::string::npos ? s : s.substr(0, colon) + " (the stub still throws)";
+// The task id in "[not implemented] week01.view: fill in ...".
+std::string stub_task(const std::string& text) {
+  std::string s = text.substr(text.find(kNotImplementedTag) + std::string(kNotImplementedTag).size());
+  s.erase(0, s.find_first_not_of(' '));
+  return s.substr(0, s.find_first_of(": \"\n"));
+}
+
+// Names the task's own stub first, then any other stub its tests reached.
+std::string not_implemented_message(const Task& task, const std::vector<std::string>& stubs) {
+  std::vector<std::string> others;
+  bool own = false;
+  for (const auto& s : stubs) {
+    if (s == task.id)
+      own = true;
+    else
+      others.push_back(s);
+  }
+  std::string list;
+  for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
+  if (own)
+    return "[not implemented] " + task.id + " (the stub still throws)" +
+           (list.empty() ? "" : "; its tests also reach " + list);
+  return "[not implemented] this task's tests need " + list + " first";
 }
 
 }  // namespace
 
 std::string to_string(Status s) {
   switch (s) {
-    case Status::Passed: return "passed";
-    case Status::Failed: return "failed";
-    case Status::NotImplemented: return "not_implemented";
-    case Status::Crashed: return "crashed";
-    case Status::TimedOut: return "timed_out";
-    case Status::BuildError: return "build_error";
+    case Status::Passed:
+      return "passed";
+    case Status::Failed:
+      return "failed";
+    case Status::NotImplemented:
+      return "not_implemented";
+    case Status::Crashed:
+      return "crashed";
+    case Status::TimedOut:
+      return "timed_out";
+    case Status::BuildError:
+      return "build_error";
   }
   return "?";
 }
@@ -79,19 +106,20 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
   }
   if (run.signal != 0) {
     r.status = Status::Crashed;
-    r.message = std::string("crashed with signal ") + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")" +
-                in_test;
+    r.message =
+        std::string("crashed with signal ") + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")" + in_test;
     return r;
   }
   nlohmann::json j = nlohmann::json::parse(gtest_json, nullptr, false);
   if (gtest_json.empty() || j.is_discarded() || !j.contains("testsuites")) {
     r.status = run.exit_code == 0 ? Status::Failed : Status::Crashed;
-    r.message = run.exit_code == 0 ? "the test program wrote no results"
-                                   : "exited with code " + std::to_string(run.exit_code) + in_test +
-                                         " before writing its results";
+    r.message = run.exit_code == 0
+                    ? "the test program wrote no results"
+                    : "exited with code " + std::to_string(run.exit_code) + in_test + " before writing its results";
     return r;
   }
-  std::string first_failure, first_ni;
+  std::string first_failure;
+  std::vector<std::string> stubs;  // distinct stub tasks reached, in order
   for (const auto& suite : j["testsuites"]) {
     for (const auto& test : suite.value("testsuite", nlohmann::json::array())) {
       ++r.tests_total;
@@ -103,7 +131,8 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
       const std::string text = failures[0].value("failure", "");
       const std::string name = test.value("name", "");
       if (text.find(kNotImplementedTag) != std::string::npos) {
-        if (first_ni.empty()) first_ni = not_implemented_message(text);
+        const std::string stub = stub_task(text);
+        if (std::find(stubs.begin(), stubs.end(), stub) == stubs.end()) stubs.push_back(stub);
       } else if (first_failure.empty()) {
         first_failure = name + ": " + tidy(text);
       }
@@ -115,9 +144,9 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
   } else if (!first_failure.empty()) {
     r.status = Status::Failed;
     r.message = first_failure;
-  } else if (!first_ni.empty()) {
+  } else if (!stubs.empty()) {
     r.status = Status::NotImplemented;
-    r.message = first_ni;
+    r.message = not_implemented_message(task, stubs);
   } else if (run.exit_code != 0) {
     r.status = Status::Crashed;
     r.message = "all tests passed but the program exited with code " + std::to_string(run.exit_code);
@@ -134,10 +163,9 @@ TaskResult run_task(const Task& task, const std::filesystem::path& binary, doubl
   const auto json = work_dir / (task.id + ".json");
   const auto log = work_dir / (task.id + ".log");
   std::filesystem::remove(json);
-  const ProcessResult run = run_process(
-      {binary.string(), "--gtest_filter=" + task.suite() + ".*", "--gtest_output=json:" + json.string(),
-       "--gtest_color=no"},
-      timeout_s, log);
+  const ProcessResult run = run_process({binary.string(), "--gtest_filter=" + task.suite() + ".*",
+                                         "--gtest_output=json:" + json.string(), "--gtest_color=no"},
+                                        timeout_s, log);
   std::string text;
   if (std::ifstream in(json); in) {
     std::ostringstream s;

@@ -67,7 +67,8 @@ int main(int argc, char** argv) {
                                             work / (week + "-build.log"));
         if (b.exit_code != 0) build_error = first_build_error(b.output);
       }
-      if (build_error.empty() && !fs::exists(binary)) build_error = "the test program " + binary.string() + " is not built";
+      if (build_error.empty() && !fs::exists(binary))
+        build_error = "the test program " + binary.string() + " is not built";
       for (const auto& t : week_tasks) {
         if (!build_error.empty()) {
           TaskResult r;

@@ -53,8 +53,10 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   if (!r.timed_out) kill(-pid, SIGKILL);  // leftovers of the group (threads are gone with the process)
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.timed_out) {
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+    if (WIFEXITED(status))
+      r.exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      r.signal = WTERMSIG(status);
   }
   std::ifstream in(log);
   std::ostringstream s;

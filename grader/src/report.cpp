@@ -45,14 +45,26 @@ std::string xml_escape(const std::string& in) {
   std::string out;
   for (unsigned char c : in) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
       default:
-        if (c < 0x20 && c != '\n' && c != '\t') out += ' ';  // not allowed in XML 1.0
-        else out += static_cast<char>(c);
+        if (c < 0x20 && c != '\n' && c != '\t')
+          out += ' ';  // not allowed in XML 1.0
+        else
+          out += static_cast<char>(c);
     }
   }
   return out;
@@ -67,7 +79,8 @@ std::string table(const Report& r, bool color) {
   out << std::string(100, '-') << "\n";
   for (const auto& t : r.results) {
     const char* c = "";
-    if (color) c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
+    if (color)
+      c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
     out << std::left << std::setw(30) << t.task.id << std::setw(9) << (points(t.points) + "/" + points(t.task.points))
         << c << std::setw(17) << to_string(t.status) << reset << fit(t.message, 200) << "\n";
     if (t.status != Status::Passed && !t.task.hint.empty())
@@ -156,9 +169,9 @@ std::string to_junit(const Report& r) {
         continue;
       }
       const char* element = is_error(t->status) ? "error" : "failure";
-      body << ">\n      <" << element << " message=\"" << xml_escape(t->message) << "\" type=\""
-           << to_string(t->status) << "\">" << xml_escape(t->message + (t->task.hint.empty() ? "" : "\nHint: " + t->task.hint))
-           << "</" << element << ">\n    </testcase>\n";
+      body << ">\n      <" << element << " message=\"" << xml_escape(t->message) << "\" type=\"" << to_string(t->status)
+           << "\">" << xml_escape(t->message + (t->task.hint.empty() ? "" : "\nHint: " + t->task.hint)) << "</"
+           << element << ">\n    </testcase>\n";
     }
     body << "  </testsuite>\n";
     tests += static_cast<int>(results.size());

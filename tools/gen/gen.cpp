@@ -146,7 +146,8 @@ std::vector<std::string> check_tree(const fs::path& root) {
       const std::string rel = fs::relative(e.path(), ex).generic_string();
       seen.insert(rel);
       auto it = generated.find(rel);
-      if (it == generated.end()) problems.push_back("exercises/" + rel + ": has no source in solutions/");
+      if (it == generated.end())
+        problems.push_back("exercises/" + rel + ": has no source in solutions/");
       else if (read_file(e.path()) != it->second)
         problems.push_back("exercises/" + rel + ": differs from what solutions/" + rel + " generates");
     }
@@ -198,7 +199,8 @@ void write_tree(const fs::path& root) {
   if (fs::exists(ex)) {
     std::vector<fs::path> stale;
     for (const auto& e : fs::recursive_directory_iterator(ex))
-      if (e.is_regular_file() && !generated.count(fs::relative(e.path(), ex).generic_string())) stale.push_back(e.path());
+      if (e.is_regular_file() && !generated.count(fs::relative(e.path(), ex).generic_string()))
+        stale.push_back(e.path());
     for (const auto& p : stale) fs::remove(p);
   }
   for (const auto& [rel, text] : generated) {
@@ -250,17 +252,19 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
     << "int main() {\n  int failed = 0;\n  struct S { void (*f)(); int line; bool check; const char* expected; };\n"
     << "  const S samples[] = {\n";
   for (std::size_t n = 0; n < samples.size(); ++n) {
-    p << "    {sample_" << n << ", " << samples[n].line << ", " << (samples[n].expected ? "true" : "false") << ", R\"KINDLING("
-      << samples[n].expected.value_or("") << ")KINDLING\"},\n";
+    p << "    {sample_" << n << ", " << samples[n].line << ", " << (samples[n].expected ? "true" : "false")
+      << ", R\"KINDLING(" << samples[n].expected.value_or("") << ")KINDLING\"},\n";
   }
   p << "  };\n  for (const S& s : samples) {\n    std::ostringstream captured;\n"
     << "    auto* old = std::cout.rdbuf(captured.rdbuf());\n    const auto flags = std::cout.flags();\n"
     << "    std::cout << std::boolalpha;\n    std::string error;\n"
-    << "    try { s.f(); } catch (const std::exception& e) { error = e.what(); }\n    std::cout.flags(flags);\n    std::cout.rdbuf(old);\n"
+    << "    try { s.f(); } catch (const std::exception& e) { error = e.what(); }\n    std::cout.flags(flags);\n    "
+       "std::cout.rdbuf(old);\n"
     << "    const bool ok = error.empty() && (!s.check || trim(captured.str()) == trim(s.expected));\n"
     << "    std::cout << (ok ? \"ok     \" : \"FAILED \") << \"" << md_path << ":\" << s.line << \"\\n\";\n"
     << "    if (!ok) {\n      ++failed;\n      if (!error.empty()) std::cout << \"  threw: \" << error << \"\\n\";\n"
-    << "      else std::cout << \"  expected:\\n\" << s.expected << \"  got:\\n\" << captured.str() << \"\\n\";\n    }\n  }\n"
+    << "      else std::cout << \"  expected:\\n\" << s.expected << \"  got:\\n\" << captured.str() << \"\\n\";\n    "
+       "}\n  }\n"
     << "  std::cout << (std::size(samples) - failed) << \" passed, \" << failed << \" failed\\n\";\n"
     << "  return failed == 0 ? 0 : 1;\n}\n";
   return p.str();

@@ -41,8 +41,10 @@ Term sum_out(const Term& term, const std::function<bool(char)>& keep) {
   Shape dims;
   std::string kept;
   for (std::size_t i = 0; i < term.letters.size(); ++i) {
-    if (keep(term.letters[i])) kept += term.letters[i];
-    else dims.push_back(static_cast<std::int64_t>(i));
+    if (keep(term.letters[i]))
+      kept += term.letters[i];
+    else
+      dims.push_back(static_cast<std::int64_t>(i));
   }
   if (dims.empty()) return term;
   return {sum(term.t, dims, false), kept};
@@ -64,11 +66,15 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
   const std::string lhs = eq.substr(0, arrow);
   std::vector<std::string> terms(1);
   for (char c : lhs) {
-    if (c == ',') terms.emplace_back();
-    else terms.back() += c;
+    if (c == ',')
+      terms.emplace_back();
+    else
+      terms.back() += c;
   }
-  KINDLING_CHECK(terms.size() <= operands.size(), "einsum(): fewer operands were provided than specified in the equation");
-  KINDLING_CHECK(terms.size() >= operands.size(), "einsum(): more operands were provided than specified in the equation");
+  KINDLING_CHECK(terms.size() <= operands.size(),
+                 "einsum(): fewer operands were provided than specified in the equation");
+  KINDLING_CHECK(terms.size() >= operands.size(),
+                 "einsum(): more operands were provided than specified in the equation");
   KINDLING_CHECK(operands.size() <= 2, "einsum(): Kindling supports one or two operands, got ", operands.size());
   std::map<char, int> count;
   std::map<char, std::int64_t> size_of;
@@ -119,9 +125,12 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
   std::string batch, left, right, contracted;
   for (char c : a.letters) {
     const bool in_b = b.letters.find(c) != std::string::npos;
-    if (in_b && in_out(c)) batch += c;
-    else if (in_b) contracted += c;
-    else left += c;
+    if (in_b && in_out(c))
+      batch += c;
+    else if (in_b)
+      contracted += c;
+    else
+      left += c;
   }
   for (char c : b.letters)
     if (a.letters.find(c) == std::string::npos) right += c;

@@ -113,10 +113,14 @@ template <class T>
 void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const T al = alpha.to<T>();
   switch (op) {
-    case Bin::Add: return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x + al * y); });
-    case Bin::Sub: return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x - al * y); });
-    case Bin::Mul: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
-    case Bin::Div: return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
+    case Bin::Add:
+      return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x + al * y); });
+    case Bin::Sub:
+      return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x - al * y); });
+    case Bin::Mul:
+      return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+    case Bin::Div:
+      return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
     case Bin::Pow:
       if constexpr (std::is_floating_point_v<T>)
         return binary_loop<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
@@ -133,12 +137,18 @@ void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, 
         return take_max ? (x < y ? y : x) : (y < x ? y : x);
       });
     }
-    case Bin::Eq: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
-    case Bin::Ne: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
-    case Bin::Lt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });
-    case Bin::Le: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
-    case Bin::Gt: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x > y; });
-    case Bin::Ge: return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case Bin::Eq:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case Bin::Ne:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case Bin::Lt:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case Bin::Le:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case Bin::Gt:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case Bin::Ge:
+      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
   }
 }
 
@@ -146,8 +156,9 @@ ScalarType compute_dtype(Bin op, const Tensor& a, const Tensor& b) {
   ScalarType t = result_type(a, b);
   if (op == Bin::Div && !is_floating_point(t)) t = kDefaultDtype;  // true division
   if (op == Bin::Sub && a.dtype() == kBool && b.dtype() == kBool)
-    throw Error("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
-                "`logical_xor()` operator instead.");
+    throw Error(
+        "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+        "`logical_xor()` operator instead.");
   if (op == Bin::Pow && !is_floating_point(t)) {
     const Tensor e = b.to(kInt64);
     const auto values = e.to_vector<std::int64_t>();
@@ -250,47 +261,78 @@ Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 Tensor neg(const Tensor& x) {
-  KINDLING_CHECK(x.dtype() != kBool, "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                                     "to invert a mask, use the `~` or `logical_not()` operator instead.");
+  KINDLING_CHECK(x.dtype() != kBool,
+                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                 "to invert a mask, use the `~` or `logical_not()` operator instead.");
   return unary_same(x, [](auto v) { return -v; });
 }
 Tensor abs(const Tensor& x) {
   return unary_same(x, [](auto v) {
-    if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>) return v;
-    else return v < 0 ? -v : v;
+    if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>)
+      return v;
+    else
+      return v < 0 ? -v : v;
   });
 }
-Tensor sign(const Tensor& x) { return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); }); }
-Tensor exp(const Tensor& x) { return unary_float(x, [](auto v) { return std::exp(v); }); }
-Tensor log(const Tensor& x) { return unary_float(x, [](auto v) { return std::log(v); }); }
-Tensor log1p(const Tensor& x) { return unary_float(x, [](auto v) { return std::log1p(v); }); }
-Tensor sqrt(const Tensor& x) { return unary_float(x, [](auto v) { return std::sqrt(v); }); }
-Tensor rsqrt(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / std::sqrt(v); }); }
-Tensor sin(const Tensor& x) { return unary_float(x, [](auto v) { return std::sin(v); }); }
-Tensor cos(const Tensor& x) { return unary_float(x, [](auto v) { return std::cos(v); }); }
-Tensor tanh(const Tensor& x) { return unary_float(x, [](auto v) { return std::tanh(v); }); }
-Tensor sigmoid(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); }); }
-Tensor reciprocal(const Tensor& x) { return unary_float(x, [](auto v) { return 1 / v; }); }
+Tensor sign(const Tensor& x) {
+  return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); });
+}
+Tensor exp(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::exp(v); });
+}
+Tensor log(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::log(v); });
+}
+Tensor log1p(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::log1p(v); });
+}
+Tensor sqrt(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::sqrt(v); });
+}
+Tensor rsqrt(const Tensor& x) {
+  return unary_float(x, [](auto v) { return 1 / std::sqrt(v); });
+}
+Tensor sin(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::sin(v); });
+}
+Tensor cos(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::cos(v); });
+}
+Tensor tanh(const Tensor& x) {
+  return unary_float(x, [](auto v) { return std::tanh(v); });
+}
+Tensor sigmoid(const Tensor& x) {
+  return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); });
+}
+Tensor reciprocal(const Tensor& x) {
+  return unary_float(x, [](auto v) { return 1 / v; });
+}
 Tensor relu(const Tensor& x) {
   KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
   return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
 }
 Tensor floor(const Tensor& x) {
   return unary_same(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>) return std::floor(v);
-    else return v;
+    if constexpr (std::is_floating_point_v<decltype(v)>)
+      return std::floor(v);
+    else
+      return v;
   });
 }
 Tensor ceil(const Tensor& x) {
   return unary_same(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>) return std::ceil(v);
-    else return v;
+    if constexpr (std::is_floating_point_v<decltype(v)>)
+      return std::ceil(v);
+    else
+      return v;
   });
 }
 Tensor round(const Tensor& x) {
   return unary_same(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>) return std::nearbyint(v);  // half to even
-    else return v;
+    if constexpr (std::is_floating_point_v<decltype(v)>)
+      return std::nearbyint(v);  // half to even
+    else
+      return v;
   });
 }
 Tensor square(const Tensor& x) { return mul(x, x); }
@@ -314,14 +356,20 @@ Tensor lt(const Tensor& a, const Scalar& b) { return binary(Bin::Lt, a, wrap(b))
 Tensor le(const Tensor& a, const Scalar& b) { return binary(Bin::Le, a, wrap(b)); }
 Tensor gt(const Tensor& a, const Scalar& b) { return binary(Bin::Gt, a, wrap(b)); }
 Tensor ge(const Tensor& a, const Scalar& b) { return binary(Bin::Ge, a, wrap(b)); }
-Tensor isnan(const Tensor& x) { return unary_predicate(x, [](auto v) { return v != v; }); }
+Tensor isnan(const Tensor& x) {
+  return unary_predicate(x, [](auto v) { return v != v; });
+}
 Tensor isfinite(const Tensor& x) {
   return unary_predicate(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>) return std::isfinite(v);
-    else return true;
+    if constexpr (std::is_floating_point_v<decltype(v)>)
+      return std::isfinite(v);
+    else
+      return true;
   });
 }
-Tensor logical_not(const Tensor& x) { return unary_predicate(x, [](auto v) { return v == decltype(v){}; }); }
+Tensor logical_not(const Tensor& x) {
+  return unary_predicate(x, [](auto v) { return v == decltype(v){}; });
+}
 
 bool equal(const Tensor& a, const Tensor& b) {
   if (!a.sizes().equals(b.sizes())) return false;

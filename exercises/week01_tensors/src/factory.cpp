@@ -122,7 +122,8 @@ Tensor random_tensor(IntArrayRef sizes, ScalarType dtype, Generator* gen, Fill f
 
 Tensor rand(IntArrayRef sizes, TensorOptions options, Generator* gen) {
   const ScalarType dtype = options.dtype_or(kDefaultDtype);
-  KINDLING_CHECK(is_floating_point(dtype), "\"check_uniform_bounds\" not implemented for '", dtype_short_name(dtype), "'");
+  KINDLING_CHECK(is_floating_point(dtype), "\"check_uniform_bounds\" not implemented for '", dtype_short_name(dtype),
+                 "'");
   // 53 (or 24) random bits scaled into [0, 1): never 1.0, even after rounding to float.
   const bool is_double = dtype == kFloat64;
   return random_tensor(sizes, dtype, gen, [is_double](std::mt19937_64& e) {
@@ -183,7 +184,9 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
 Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), o.dtype_or(t.dtype())); }
 Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o.dtype_or(t.dtype())); }
 Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), o.dtype_or(t.dtype())); }
-Tensor full_like(const Tensor& t, const Scalar& v, TensorOptions o) { return full(t.sizes(), v, o.dtype_or(t.dtype())); }
+Tensor full_like(const Tensor& t, const Scalar& v, TensorOptions o) {
+  return full(t.sizes(), v, o.dtype_or(t.dtype()));
+}
 Tensor rand_like(const Tensor& t, TensorOptions o, Generator* g) { return rand(t.sizes(), o.dtype_or(t.dtype()), g); }
 Tensor randn_like(const Tensor& t, TensorOptions o, Generator* g) { return randn(t.sizes(), o.dtype_or(t.dtype()), g); }
 
@@ -192,8 +195,8 @@ namespace {
 // checks every sibling agrees (PyTorch's "expected sequence of length" error).
 void nested_shape(const NestedList& node, std::size_t depth, Shape& shape, bool& any_float, bool& all_bool) {
   if (node.is_leaf()) {
-    KINDLING_CHECK_AS(ValueError, depth == shape.size(), "expected sequence of length ", shape.size() > depth ? shape[depth] : 0,
-                      " at dim ", depth, " (got a number)");
+    KINDLING_CHECK_AS(ValueError, depth == shape.size(), "expected sequence of length ",
+                      shape.size() > depth ? shape[depth] : 0, " at dim ", depth, " (got a number)");
     any_float = any_float || node.value().is_floating_point();
     all_bool = all_bool && node.value().is_bool();
     return;

@@ -51,8 +51,9 @@ Tensor stack(const TensorList& tensors, std::int64_t dim) {
   const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
   TensorList parts;
   for (std::size_t i = 0; i < tensors.size(); ++i) {
-    KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()), "stack expects each tensor to be equal size, but got ",
-                   to_string(tensors.front().sizes()), " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
+    KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()),
+                   "stack expects each tensor to be equal size, but got ", to_string(tensors.front().sizes()),
+                   " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
     parts.push_back(tensors[i].unsqueeze(d));
   }
   return cat(parts, d);
@@ -63,8 +64,8 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
   KINDLING_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
   const std::int64_t d = wrap_dim(dim, x.dim());
   const std::int64_t size = x.sizes()[d];
-  KINDLING_CHECK(split_size > 0 || size == 0, "split_size can only be 0 if dimension size is 0, but got dimension size of ",
-                 size);
+  KINDLING_CHECK(split_size > 0 || size == 0,
+                 "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
   std::vector<Tensor> out;
   if (size == 0) return {x.narrow(d, 0, 0)};
   for (std::int64_t start = 0; start < size; start += split_size)
@@ -116,8 +117,10 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   for (std::size_t i = 0; i < idx.size(); ++i) {
     KINDLING_CHECK_AS(IndexError, idx[i] >= 0 && idx[i] < size, "INDICES element is out of DATA bounds, id=", idx[i],
                       " axis_dim=", size);
-    if (x.dim() == 0) out.copy_(x);
-    else out.select(d, static_cast<std::int64_t>(i)).copy_(x.select(d, idx[i]));
+    if (x.dim() == 0)
+      out.copy_(x);
+    else
+      out.select(d, static_cast<std::int64_t>(i)).copy_(x.select(d, idx[i]));
   }
   return out;
 }
@@ -166,7 +169,8 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  KINDLING_CHECK(condition.dtype() == kBool, "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+  KINDLING_CHECK(condition.dtype() == kBool,
+                 "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                  dtype_short_name(condition.dtype()));
   const ScalarType t = result_type(a, b);
   const Shape shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
@@ -188,7 +192,8 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 Tensor repeat(const Tensor& x, IntArrayRef repeats) {
   KINDLING_CHECK(static_cast<std::int64_t>(repeats.size()) >= x.dim(),
                  "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
-  for (auto r : repeats) KINDLING_CHECK(r >= 0, "Trying to create tensor with negative dimension ", r, ": ", to_string(repeats));
+  for (auto r : repeats)
+    KINDLING_CHECK(r >= 0, "Trying to create tensor with negative dimension ", r, ": ", to_string(repeats));
   // Pad x with leading size-1 dims, then view it as [r0, s0, r1, s1, ...] with stride 0 on
   // each repeat dim: one copy of that view is the tiled result.
   const std::size_t n = repeats.size();

@@ -14,8 +14,8 @@ namespace kindling {
 namespace {
 
 template <class T, int Order>
-using MatMap = Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned,
-                          Eigen::OuterStride<>>;
+using MatMap =
+    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned, Eigen::OuterStride<>>;
 template <class T>
 using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned,
                           Eigen::OuterStride<>>;
@@ -40,8 +40,10 @@ template <class T, class A, class B>
 void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
                 bool accumulate) {
   OutMap<T> c(out, n, m, Eigen::OuterStride<>(ldo));
-  if (accumulate) c.noalias() += alpha * (a * b);
-  else c.noalias() = alpha * (a * b);
+  if (accumulate)
+    c.noalias() += alpha * (a * b);
+  else
+    c.noalias() = alpha * (a * b);
 }
 
 template <class T>
@@ -54,13 +56,17 @@ void gemm_float(const Tensor& out, const Tensor& a_in, const Tensor& b_in, T alp
   const std::int64_t ldo = out.strides()[0];
   using Eigen::ColMajor, Eigen::RowMajor, Eigen::OuterStride;
   if (a.row_major && b.row_major)
-    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)),
+               MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
   else if (a.row_major)
-    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)),
+               MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
   else if (b.row_major)
-    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)),
+               MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
   else
-    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)), MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)),
+               MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
 }
 
 // Integer matrices: a plain i-k-j loop (PyTorch supports them on the CPU too).
@@ -87,8 +93,10 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
   KINDLING_CHECK(a.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<T>) gemm_float<T>(out, a, b, alpha.to<T>(), accumulate);
-    else if constexpr (!std::is_same_v<T, bool>) gemm_int<T>(out, a, b, alpha.to<T>(), accumulate);
+    if constexpr (std::is_floating_point_v<T>)
+      gemm_float<T>(out, a, b, alpha.to<T>(), accumulate);
+    else if constexpr (!std::is_same_v<T, bool>)
+      gemm_int<T>(out, a, b, alpha.to<T>(), accumulate);
   });
 }
 
@@ -111,7 +119,8 @@ void check_mm(const Tensor& a, const Tensor& b) {
 }  // namespace
 
 Tensor dot(const Tensor& a, const Tensor& b) {
-  KINDLING_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(), "D tensors");
+  KINDLING_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
+                 "D tensors");
   KINDLING_CHECK(a.dtype() == b.dtype(), "dot : expected both vectors to have same dtype, but found ",
                  dtype_short_name(a.dtype()), " and ", dtype_short_name(b.dtype()));
   KINDLING_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
@@ -147,7 +156,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
     KINDLING_CHECK(IntArrayRef(broadcast_shapes(self.sizes(), shape)).equals(shape), "expand(",
                    legacy_type_name(self.dtype()), "{", to_string(self.sizes()), "}, size=", to_string(shape),
                    "): the number of sizes provided (2) must be greater or equal to the number of dimensions in the "
-                   "tensor (", self.dim(), ")");
+                   "tensor (",
+                   self.dim(), ")");
     out.copy_(self.expand(shape));
     if (beta.to<double>() != 1) mul_(out, detail::wrapped_scalar(beta));
   }
@@ -159,8 +169,9 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
   KINDLING_CHECK(b.dim() == 3, "batch2 must be a 3D tensor");
   const std::int64_t batch = a.sizes()[0], n = a.sizes()[1], k = a.sizes()[2], m = b.sizes()[2];
-  KINDLING_CHECK(b.sizes()[0] == batch && b.sizes()[1] == k, "Expected size for first two dimensions of batch2 tensor to be: [",
-                 batch, ", ", k, "] but got: [", b.sizes()[0], ", ", b.sizes()[1], "].");
+  KINDLING_CHECK(b.sizes()[0] == batch && b.sizes()[1] == k,
+                 "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k, "] but got: [",
+                 b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_dtype(a, b, "batch1 and batch2");
   Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
   if (k == 0) return out.zero_();

@@ -31,8 +31,8 @@ std::string to_string(IntArrayRef list) {
 
 std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
   const std::int64_t n = ndim <= 0 ? 1 : ndim;  // a 0-d tensor accepts -1 and 0
-  KINDLING_CHECK_AS(IndexError, dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n,
-                    ", ", n - 1, "], but got ", dim, ")");
+  KINDLING_CHECK_AS(IndexError, dim >= -n && dim < n, "Dimension out of range (expected to be in range of [", -n, ", ",
+                    n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 
@@ -106,8 +106,8 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   KINDLING_CHECK(off >= 0, "Tensor: invalid storage offset ", off);
   std::int64_t last = off;  // offset of the last element
   for (std::size_t d = 0; d < sizes.size(); ++d) {
-    KINDLING_CHECK(strides[d] >= 0, "as_strided: Negative strides are not supported at the moment, got strides: ",
-                   to_string(strides));
+    KINDLING_CHECK(strides[d] >= 0,
+                   "as_strided: Negative strides are not supported at the moment, got strides: ", to_string(strides));
     if (sizes[d] == 0) {
       last = -1;
       break;
@@ -226,7 +226,8 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
           for (std::int64_t i = i0; i < i1; ++i) {
             D* out = reinterpret_cast<D*>(p[0] + i * row[0]);
             const char* in = p[1] + i * ss;
-            for (std::int64_t j = j0; j < j1; ++j) out[j] = static_cast<D>(*reinterpret_cast<const S*>(in + j * col[1]));
+            for (std::int64_t j = j0; j < j1; ++j)
+              out[j] = static_cast<D>(*reinterpret_cast<const S*>(in + j * col[1]));
           }
         }
       return;
@@ -260,8 +261,7 @@ const Tensor& Tensor::copy_(const Tensor& src) const {
                  " doesn't match the broadcast shape ", to_string(b));
   // Reading from memory we are writing would corrupt the result: copy the source first.
   Tensor from = src;
-  if (src.is_alias_of(*this) && !(src.data_ptr() == data_ptr() && src.strides().equals(strides())))
-    from = src.clone();
+  if (src.is_alias_of(*this) && !(src.data_ptr() == data_ptr() && src.strides().equals(strides()))) from = src.clone();
   visit_dtype(dtype(), [&](auto dtag) {
     visit_dtype(from.dtype(), [&](auto stag) {
       copy_kernel<typename decltype(dtag)::type, typename decltype(stag)::type>(*this, from);
@@ -297,7 +297,9 @@ Tensor Tensor::log() const { return kindling::log(*this); }
 Tensor Tensor::relu() const { return kindling::relu(*this); }
 Tensor Tensor::matmul(const Tensor& other) const { return kindling::matmul(*this, other); }
 Tensor Tensor::mm(const Tensor& other) const { return kindling::mm(*this, other); }
-const Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const { return kindling::add_(*this, other, alpha); }
+const Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const {
+  return kindling::add_(*this, other, alpha);
+}
 const Tensor& Tensor::add_(const Scalar& value) const { return kindling::add_(*this, detail::wrapped_scalar(value)); }
 const Tensor& Tensor::sub_(const Tensor& other) const { return kindling::sub_(*this, other); }
 const Tensor& Tensor::mul_(const Tensor& other) const { return kindling::mul_(*this, other); }

@@ -33,9 +33,12 @@ Values oracle_values(const std::string& name, const std::string& field) {
   const auto& c = at(name, field);
   std::vector<double> numbers;
   for (const auto& v : c.at("values")) {
-    if (!v.is_string()) numbers.push_back(v.get<double>());
-    else if (v == "nan") numbers.push_back(NAN);
-    else numbers.push_back(v == "inf" ? INFINITY : -INFINITY);
+    if (!v.is_string())
+      numbers.push_back(v.get<double>());
+    else if (v == "nan")
+      numbers.push_back(NAN);
+    else
+      numbers.push_back(v == "inf" ? INFINITY : -INFINITY);
   }
   return {c.at("sizes").get<Shape>(), c.at("dtype").get<std::string>(), numbers};
 }
@@ -46,7 +49,9 @@ RaisedError oracle_error(const std::string& name) {
 }
 
 bool oracle_bool(const std::string& name, const std::string& field) { return at(name, field).get<bool>(); }
-std::string oracle_string(const std::string& name, const std::string& field) { return at(name, field).get<std::string>(); }
+std::string oracle_string(const std::string& name, const std::string& field) {
+  return at(name, field).get<std::string>();
+}
 
 std::vector<StrideCase> oracle_stride_cases(const std::string& name, const std::string& flag_field) {
   std::vector<StrideCase> out;
@@ -80,9 +85,12 @@ void expect_error_impl(const std::function<void()>& fn, const std::function<bool
 
 void expect_oracle_error(const std::function<void()>& fn, const std::string& name) {
   const RaisedError e = oracle_error(name);
-  if (e.type == "IndexError") expect_error<IndexError>(fn, e.message);
-  else if (e.type == "ValueError") expect_error<ValueError>(fn, e.message);
-  else expect_error<Error>(fn, e.message);
+  if (e.type == "IndexError")
+    expect_error<IndexError>(fn, e.message);
+  else if (e.type == "ValueError")
+    expect_error<ValueError>(fn, e.message);
+  else
+    expect_error<Error>(fn, e.message);
 }
 
 void expect_geometry(const Tensor& t, const Geometry& g) {

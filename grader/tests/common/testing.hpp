@@ -54,8 +54,8 @@ void expect_error_impl(const std::function<void()>& fn, const std::function<bool
 
 template <class E>
 void expect_error(const std::function<void()>& fn, const std::string& message) {
-  expect_error_impl(fn, [](const std::exception& e) { return dynamic_cast<const E*>(&e) != nullptr; }, typeid(E).name(),
-                    message);
+  expect_error_impl(
+      fn, [](const std::exception& e) { return dynamic_cast<const E*>(&e) != nullptr; }, typeid(E).name(), message);
 }
 
 /// expect_error with the kind and message PyTorch raised for oracle case `name`

@@ -20,8 +20,8 @@ std::string error_of(const std::string& text) {
 }  // namespace
 
 TEST(Generator, RegionBecomesTodoStub) {
-  const auto s = stub_regions("int f() {\n  // BEGIN SOLUTION week01.view\n  return 42;\n  // END SOLUTION\n}\n", "f.hpp",
-                              &kKnown);
+  const auto s = stub_regions("int f() {\n  // BEGIN SOLUTION week01.view\n  return 42;\n  // END SOLUTION\n}\n",
+                              "f.hpp", &kKnown);
   EXPECT_EQ(s.text,
             "int f() {\n  // BEGIN TASK week01.view (replace the stub below with your code)\n"
             "  KINDLING_TODO(\"week01.view\");\n  // END TASK\n}\n");
@@ -74,4 +74,3 @@ TEST(Generator, LectureSamplesBecomeFunctionsWithExpectedOutput) {
   EXPECT_NE(program.find("#line 3 \"l.md\""), std::string::npos) << program;
   EXPECT_NE(program.find("R\"KINDLING(1\n)KINDLING\""), std::string::npos) << program;
 }
-

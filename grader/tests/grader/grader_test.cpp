@@ -50,7 +50,15 @@ TEST(GraderClassify, StubExceptionIsNotImplemented) {
   const TaskResult r = classify(task("week01.view"), exited(1), json, 10);
   EXPECT_EQ(r.status, Status::NotImplemented);
   EXPECT_EQ(r.points, 0);
-  EXPECT_NE(r.message.find("week01.view"), std::string::npos) << r.message;
+  EXPECT_EQ(r.message, "[not implemented] week01.view (the stub still throws)");
+}
+
+TEST(GraderClassify, NotImplementedNamesTheStubsTheTestsReached) {
+  const auto other = gtest_json(
+      "unknown file\nC++ exception with description \"[not implemented] week01.slice: fill in the stub at x.hpp:9\" "
+      "thrown in the test body.");
+  EXPECT_EQ(classify(task("week01.view"), exited(1), other, 10).message,
+            "[not implemented] this task's tests need week01.slice first");
 }
 
 TEST(GraderClassify, AssertionFailureIsFailedWithItsMessage) {
@@ -87,13 +95,13 @@ TEST(GraderBuildLog, FirstCompilerErrorIsReported) {
 // cost their own task, and the task graded after them still passes.
 TEST(GraderPlanted, CrashAndHangCostOneTaskEach) {
   const fs::path work = fs::temp_directory_path() / "kindling-grader-test";
-  std::map<std::string, Status> expected{{"week99.pass", Status::Passed},  {"week99.fail", Status::Failed},
-                                         {"week99.crash", Status::Crashed}, {"week99.hang", Status::TimedOut},
+  std::map<std::string, Status> expected{{"week99.pass", Status::Passed},         {"week99.fail", Status::Failed},
+                                         {"week99.crash", Status::Crashed},       {"week99.hang", Status::TimedOut},
                                          {"week99.stub", Status::NotImplemented}, {"week99.mixed", Status::Failed},
                                          {"week99.after", Status::Passed}};
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& id : {"week99.pass", "week99.fail", "week99.crash", "week99.hang", "week99.stub", "week99.mixed",
-                         "week99.after"}) {
+  for (const auto& id :
+       {"week99.pass", "week99.fail", "week99.crash", "week99.hang", "week99.stub", "week99.mixed", "week99.after"}) {
     const TaskResult r = run_task(task(id), KINDLING_PLANTED_TESTS, 2.0, work);
     EXPECT_EQ(to_string(r.status), to_string(expected.at(id))) << id << ": " << r.message;
     EXPECT_EQ(r.points, r.status == Status::Passed ? 5 : 0) << id;
@@ -103,8 +111,8 @@ TEST(GraderPlanted, CrashAndHangCostOneTaskEach) {
 }
 
 TEST(GraderPlanted, FailureMessageIsTheAssertion) {
-  const TaskResult r = run_task(task("week99.fail"), KINDLING_PLANTED_TESTS, 10.0,
-                                fs::temp_directory_path() / "kindling-grader-test");
+  const TaskResult r =
+      run_task(task("week99.fail"), KINDLING_PLANTED_TESTS, 10.0, fs::temp_directory_path() / "kindling-grader-test");
   EXPECT_NE(r.message.find("arithmetic is broken"), std::string::npos) << r.message;
 }
 
@@ -155,7 +163,8 @@ TEST(GraderReport, GradescopeFollowsTheResultsJsonSpec) {
 
 TEST(GraderReport, JunitCountsFailuresAndErrorsAndEscapes) {
   const std::string xml = to_junit(sample_report());
-  EXPECT_NE(xml.find("<testsuites name=\"kindling\" tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<testsuites name=\"kindling\" tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos)
+      << xml;
   EXPECT_NE(xml.find("&lt;with&gt; &quot;quotes&quot; &amp; ampersand"), std::string::npos) << xml;
   EXPECT_EQ(xml.find("<with>"), std::string::npos);
   EXPECT_NE(xml.find("<error message=\"crashed\" type=\"crashed\">"), std::string::npos) << xml;

@@ -26,9 +26,7 @@ TEST(week99_hang, LoopsForever) {
 
 TEST(week99_stub, StillAStub) { EXPECT_EQ(stub(), 1); }
 
-TEST(week99_mixed, StubAndRealFailure) {
-  EXPECT_EQ(1, 2) << "a real failure outweighs a stub";
-}
+TEST(week99_mixed, StubAndRealFailure) { EXPECT_EQ(1, 2) << "a real failure outweighs a stub"; }
 TEST(week99_mixed, Stub) { EXPECT_EQ(stub(), 1); }
 
 TEST(week99_after, RunsAfterTheCrashAndTheHang) { SUCCEED(); }

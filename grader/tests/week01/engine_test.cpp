@@ -61,11 +61,14 @@ TEST(EngineInPlace, SelfOverlappingCopyIsSafe) {
 
 TEST(EngineMath, UnaryOpsMatchPyTorch) {
   const Tensor x = oracle_x();
-  const std::vector<std::pair<std::string, Tensor>> ops{
-      {"exp", exp(x)},     {"tanh", tanh(x)},   {"sigmoid", sigmoid(x)}, {"relu", relu(x)},   {"abs", abs(x)},
-      {"neg", -x},         {"floor", floor(x)}, {"ceil", ceil(x)},       {"round", round(x)}, {"sin", sin(x)},
-      {"cos", cos(x)},     {"square", square(x)}, {"sign", sign(x)},     {"log", log(abs(x) + 0.1)},
-      {"sqrt", sqrt(abs(x))}};
+  const std::vector<std::pair<std::string, Tensor>> ops{{"exp", exp(x)},         {"tanh", tanh(x)},
+                                                        {"sigmoid", sigmoid(x)}, {"relu", relu(x)},
+                                                        {"abs", abs(x)},         {"neg", -x},
+                                                        {"floor", floor(x)},     {"ceil", ceil(x)},
+                                                        {"round", round(x)},     {"sin", sin(x)},
+                                                        {"cos", cos(x)},         {"square", square(x)},
+                                                        {"sign", sign(x)},       {"log", log(abs(x) + 0.1)},
+                                                        {"sqrt", sqrt(abs(x))}};
   for (const auto& [name, got] : ops) {
     SCOPED_TRACE(name);
     expect_values(got, oracle_values("unary_" + name));

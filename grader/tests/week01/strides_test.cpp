@@ -22,14 +22,12 @@ TEST(week01_contiguous_strides, EmptyDimsCountAsOne) { EXPECT_EQ(contiguous_stri
 
 TEST(week01_contiguous_strides, ZeroDimShapeHasNoStrides) { EXPECT_TRUE(contiguous_strides({}).empty()); }
 
-TEST(week01_contiguous_strides, FactoriesUseThem) {
-  EXPECT_EQ(zeros({4, 5, 6}).strides().vec(), (Shape{30, 6, 1}));
-}
+TEST(week01_contiguous_strides, FactoriesUseThem) { EXPECT_EQ(zeros({4, 5, 6}).strides().vec(), (Shape{30, 6, 1})); }
 
 TEST(week01_is_contiguous, MatchPyTorchForEveryLayoutInTheTable) {
   for (const auto& c : oracle_stride_cases("is_contiguous", "contiguous"))
-    EXPECT_EQ(is_contiguous(c.sizes, c.strides), c.flag) << "sizes " << to_string(c.sizes) << " strides "
-                                                          << to_string(c.strides);
+    EXPECT_EQ(is_contiguous(c.sizes, c.strides), c.flag)
+        << "sizes " << to_string(c.sizes) << " strides " << to_string(c.strides);
 }
 
 TEST(week01_is_contiguous, TransposeIsNotContiguous) {

@@ -43,7 +43,9 @@ TEST(week01_transpose, SwapsSizesAndStrides) {
   expect_geometry(zeros({2, 3, 4}).transpose(-1, 0), oracle_geometry("transpose"));
 }
 
-TEST(week01_transpose, PermuteReordersDims) { expect_geometry(zeros({2, 3, 4}).permute({2, 0, 1}), oracle_geometry("permute")); }
+TEST(week01_transpose, PermuteReordersDims) {
+  expect_geometry(zeros({2, 3, 4}).permute({2, 0, 1}), oracle_geometry("permute"));
+}
 
 TEST(week01_transpose, TOfAMatrix) { expect_geometry(zeros({2, 3}).t(), oracle_geometry("t")); }
 
@@ -84,7 +86,8 @@ TEST(week01_transpose, RandomPermutationsMatchAnIndexReference) {
     for_each_index(p.sizes().vec(), [&](const Shape& j) {
       Shape i(shape.size());
       for (std::size_t k = 0; k < perm.size(); ++k) i[perm[k]] = j[k];
-      ASSERT_EQ(p.at<std::int64_t>(j), flat_of(i, shape)) << "shape " << to_string(shape) << " perm " << to_string(perm);
+      ASSERT_EQ(p.at<std::int64_t>(j), flat_of(i, shape))
+          << "shape " << to_string(shape) << " perm " << to_string(perm);
     });
   }
 }

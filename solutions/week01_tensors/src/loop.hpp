@@ -133,7 +133,8 @@ void run_loop_2d(const StridedLoop<N>& loop, F&& f) {
   }
   outer.data = loop.data;
   const std::int64_t rows = loop.shape[loop.shape.size() - 2], cols = loop.shape.back();
-  run_loop(outer, [&](std::array<char*, N> p, std::array<std::int64_t, N>, std::int64_t) { f(p, row, col, rows, cols); });
+  run_loop(outer,
+           [&](std::array<char*, N> p, std::array<std::int64_t, N>, std::int64_t) { f(p, row, col, rows, cols); });
 }
 
 /// Throws PyTorch's error when a tensor about to be written has two indices

@@ -57,9 +57,12 @@ class Formatter {
     }
     for (double v : values) {
       if (!std::isfinite(v) || v == 0) continue;
-      if (sci_mode_) max_width_ = std::max(max_width_, format_double(kSci, v).size());
-      else if (int_mode_) max_width_ = std::max(max_width_, format_double(kInteger, v).size() + 1);
-      else max_width_ = std::max(max_width_, format_double(kFixed, v).size());
+      if (sci_mode_)
+        max_width_ = std::max(max_width_, format_double(kSci, v).size());
+      else if (int_mode_)
+        max_width_ = std::max(max_width_, format_double(kInteger, v).size() + 1);
+      else
+        max_width_ = std::max(max_width_, format_double(kFixed, v).size());
     }
   }
 

@@ -17,17 +17,22 @@ namespace {
 
 enum class Red { Sum, Prod, Max, Min };
 
-template <class T> using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
+template <class T>
+using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
 
 template <Red R, class A, class T>
 A combine(A acc, T v) {
-  if constexpr (R == Red::Sum) return acc + static_cast<A>(v);
-  else if constexpr (R == Red::Prod) return acc * static_cast<A>(v);
+  if constexpr (R == Red::Sum)
+    return acc + static_cast<A>(v);
+  else if constexpr (R == Red::Prod)
+    return acc * static_cast<A>(v);
   else {
     if constexpr (std::is_floating_point_v<T>)
       if (v != v) return v;  // NaN propagates
-    if constexpr (R == Red::Max) return v > acc ? v : acc;
-    else return v < acc ? v : acc;
+    if constexpr (R == Red::Max)
+      return v > acc ? v : acc;
+    else
+      return v < acc ? v : acc;
   }
 }
 
@@ -96,8 +101,10 @@ std::vector<bool> reduced_mask(const Tensor& x, IntArrayRef dims) {
 Shape reduced_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim) {
   Shape shape;
   for (std::int64_t d = 0; d < x.dim(); ++d) {
-    if (!mask[d]) shape.push_back(x.sizes()[d]);
-    else if (keepdim) shape.push_back(1);
+    if (!mask[d])
+      shape.push_back(x.sizes()[d]);
+    else if (keepdim)
+      shape.push_back(1);
   }
   return shape;
 }
@@ -122,15 +129,18 @@ Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<S
 }
 
 Tensor extreme_all(const Tensor& x, Red r, const char* name) {
-  KINDLING_CHECK(x.numel() > 0, name, "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
-                                      "reduction dim with the 'dim' argument.");
+  KINDLING_CHECK(x.numel() > 0, name,
+                 "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                 "reduction dim with the 'dim' argument.");
   const std::vector<bool> mask(static_cast<std::size_t>(x.dim()), true);
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool is_max = r == Red::Max;
     T init;
-    if constexpr (std::is_floating_point_v<T>) init = is_max ? -INFINITY : INFINITY;
-    else init = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    if constexpr (std::is_floating_point_v<T>)
+      init = is_max ? -INFINITY : INFINITY;
+    else
+      init = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
     Tensor acc = is_max ? reduce_to_acc<Red::Max, T, T>(x, mask, init) : reduce_to_acc<Red::Min, T, T>(x, mask, init);
     return acc.view(Shape{});
   });
@@ -241,8 +251,10 @@ Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<Scalar
 
 Tensor mean(const Tensor& x) { return mean(x, {}, false); }
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  KINDLING_CHECK(x.is_floating_point(), "mean(): could not infer output dtype. Input dtype must be either a floating "
-                                        "point or complex dtype. Got: ", dtype_short_name(x.dtype()));
+  KINDLING_CHECK(x.is_floating_point(),
+                 "mean(): could not infer output dtype. Input dtype must be either a floating "
+                 "point or complex dtype. Got: ",
+                 dtype_short_name(x.dtype()));
   const auto mask = reduced_mask(x, dims);
   std::int64_t count = 1;
   for (std::int64_t d = 0; d < x.dim(); ++d)

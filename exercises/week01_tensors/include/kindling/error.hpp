@@ -71,9 +71,9 @@ std::string concat(const Args&... args) {
 #define KINDLING_TODO(task) ::kindling::detail::todo(task, __FILE__, __LINE__)
 
 /// Throws `kind` with the streamed message when `cond` is false.
-#define KINDLING_CHECK_AS(kind, cond, ...) \
-  do {                                     \
-    if (!(cond)) [[unlikely]]              \
+#define KINDLING_CHECK_AS(kind, cond, ...)                 \
+  do {                                                     \
+    if (!(cond)) [[unlikely]]                              \
       throw kind(::kindling::detail::concat(__VA_ARGS__)); \
   } while (0)
 

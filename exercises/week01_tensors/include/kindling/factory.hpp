@@ -67,8 +67,7 @@ Tensor randperm(std::int64_t n, TensorOptions options = {}, Generator* generator
 
 /// A tensor over memory the caller owns; nothing is copied. `deleter`, if any,
 /// runs when the last view is gone. Strides default to contiguous.
-Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {},
-                 std::function<void(void*)> deleter = {});
+Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {}, std::function<void(void*)> deleter = {});
 /// from_blob with explicit strides.
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {},
                  std::function<void(void*)> deleter = {});

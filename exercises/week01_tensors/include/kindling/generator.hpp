@@ -30,7 +30,8 @@ class Generator {
     return engine_();
   }
   /// Runs `f(engine)` under the generator's lock, for drawing many numbers at once.
-  template <class F> void with_engine(F&& f) {
+  template <class F>
+  void with_engine(F&& f) {
     std::lock_guard lock(mutex_);
     f(engine_);
   }

@@ -37,7 +37,8 @@ class Scalar {
   /// True for a bool.
   constexpr bool is_bool() const { return kind_ == kBool; }
   /// The value converted to T.
-  template <class T> constexpr T to() const {
+  template <class T>
+  constexpr T to() const {
     if (kind_ == kFloat64) return static_cast<T>(d_);
     return static_cast<T>(i_);
   }

@@ -161,8 +161,7 @@ inline Shape infer_size(IntArrayRef shape, std::int64_t numel) {
   if (infer_dim) {
     KINDLING_CHECK(known != 0, "cannot reshape tensor of 0 elements into shape ", to_string(shape),
                    " because the unspecified dimension size -1 can be any value and is ambiguous");
-    KINDLING_CHECK(numel % known == 0, "shape '", to_string(shape), "' is invalid for input of size ",
-                   numel);
+    KINDLING_CHECK(numel % known == 0, "shape '", to_string(shape), "' is invalid for input of size ", numel);
     result[*infer_dim] = numel / known;
   } else {
     KINDLING_CHECK(numel == known, "shape '", to_string(shape), "' is invalid for input of size ", numel);
@@ -202,8 +201,8 @@ inline std::optional<Shape> compute_view_strides(IntArrayRef old_sizes, IntArray
   for (auto tensor_d = static_cast<std::int64_t>(old_sizes.size()) - 1; tensor_d >= 0; --tensor_d) {
     tensor_numel *= old_sizes[tensor_d];
     // End of a chunk: the next dimension to the left does not step over this run.
-    if (tensor_d == 0 || (old_sizes[tensor_d - 1] != 1 &&
-                          old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+    if (tensor_d == 0 ||
+        (old_sizes[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
       while (view_d >= 0 && (view_numel < tensor_numel || new_sizes[view_d] == 1)) {
         new_strides[view_d] = view_numel * chunk_base_stride;
         view_numel *= new_sizes[view_d];
@@ -235,8 +234,8 @@ inline Shape broadcast_shapes(IntArrayRef a, IntArrayRef b) {
     const std::size_t from_right = n - 1 - i;
     const std::int64_t sa = from_right < a.size() ? a[a.size() - 1 - from_right] : 1;
     const std::int64_t sb = from_right < b.size() ? b[b.size() - 1 - from_right] : 1;
-    KINDLING_CHECK(sa == sb || sa == 1 || sb == 1, "The size of tensor a (", sa,
-                   ") must match the size of tensor b (", sb, ") at non-singleton dimension ", i);
+    KINDLING_CHECK(sa == sb || sa == 1 || sb == 1, "The size of tensor a (", sa, ") must match the size of tensor b (",
+                   sb, ") at non-singleton dimension ", i);
     out[i] = sa == 1 ? sb : sa;
   }
   return out;

@@ -37,14 +37,14 @@ struct VersionCounter {
 /// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
 /// `storage`. `version` is shared by a base and all its views.
 struct TensorImpl {
-  Storage storage;                           ///< the shared buffer
-  Shape sizes;                               ///< one size per dimension
-  Shape strides;                             ///< one stride per dimension, in elements
-  std::int64_t storage_offset = 0;           ///< first element, in elements
-  ScalarType dtype = kFloat32;               ///< element type
-  bool is_wrapped_number = false;            ///< a Scalar turned into a 0-d tensor
-  std::shared_ptr<VersionCounter> version;   ///< shared with views
-  std::shared_ptr<AutogradMeta> autograd;    ///< week 2: grad, grad_fn, requires_grad
+  Storage storage;                          ///< the shared buffer
+  Shape sizes;                              ///< one size per dimension
+  Shape strides;                            ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;          ///< first element, in elements
+  ScalarType dtype = kFloat32;              ///< element type
+  bool is_wrapped_number = false;           ///< a Scalar turned into a 0-d tensor
+  std::shared_ptr<VersionCounter> version;  ///< shared with views
+  std::shared_ptr<AutogradMeta> autograd;   ///< week 2: grad, grad_fn, requires_grad
 };
 
 class Tensor;
@@ -63,8 +63,7 @@ class Tensor {
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   /// Builds a tensor over `storage` with the given geometry (checked to fit).
-  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset,
-                     ScalarType dtype);
+  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype);
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }
@@ -103,9 +102,10 @@ class Tensor {
   /// Address of the first element (storage data + offset).
   void* data_ptr() const;
   /// Typed address of the first element; throws if T is not the dtype.
-  template <class T> T* data_ptr() const {
-    KINDLING_CHECK(dtype_of<T>() == dtype(), "expected scalar type ", dtype_short_name(dtype_of<T>()),
-                   " but found ", dtype_short_name(dtype()));
+  template <class T>
+  T* data_ptr() const {
+    KINDLING_CHECK(dtype_of<T>() == dtype(), "expected scalar type ", dtype_short_name(dtype_of<T>()), " but found ",
+                   dtype_short_name(dtype()));
     return static_cast<T*>(data_ptr());
   }
   /// Whether elements are laid out row-major without gaps (see kindling::is_contiguous).
@@ -163,17 +163,21 @@ class Tensor {
   /// Merges dims start..end into one (a view when possible).
   Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
   /// A view with explicit geometry over the same storage (checked to fit).
-  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> storage_offset = std::nullopt) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<std::int64_t> storage_offset = std::nullopt) const;
 
   // ---- elements ----------------------------------------------------------------
   /// The element at a full multi-index (bounds-checked), converted to T.
-  template <class T> T at(IntArrayRef index) const;
+  template <class T>
+  T at(IntArrayRef index) const;
   /// The value of a one-element tensor, converted to T.
-  template <class T> T item() const;
+  template <class T>
+  T item() const;
   /// The value of a one-element tensor.
   Scalar item() const;
   /// The elements in row-major order, converted to T.
-  template <class T> std::vector<T> to_vector() const;
+  template <class T>
+  std::vector<T> to_vector() const;
 
   // ---- writes and copies -------------------------------------------------------
   /// Sets every element to `value`.
@@ -237,9 +241,10 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t);
 std::string to_string(const Tensor& t);
 
 // ---- element access (templates, defined here) -------------------------------
-template <class T> T Tensor::at(IntArrayRef index) const {
-  KINDLING_CHECK_AS(IndexError, static_cast<std::int64_t>(index.size()) == dim(), "expected an index of ",
-                    dim(), " dimensions, got ", index.size());
+template <class T>
+T Tensor::at(IntArrayRef index) const {
+  KINDLING_CHECK_AS(IndexError, static_cast<std::int64_t>(index.size()) == dim(), "expected an index of ", dim(),
+                    " dimensions, got ", index.size());
   for (std::size_t d = 0; d < index.size(); ++d)
     KINDLING_CHECK_AS(IndexError, index[d] >= 0 && index[d] < sizes()[d], "index ", index[d],
                       " is out of bounds for dimension ", d, " with size ", sizes()[d]);
@@ -250,12 +255,14 @@ template <class T> T Tensor::at(IntArrayRef index) const {
   });
 }
 
-template <class T> T Tensor::item() const {
+template <class T>
+T Tensor::item() const {
   KINDLING_CHECK(numel() == 1, "a Tensor with ", numel(), " elements cannot be converted to Scalar");
   return at<T>(Shape(static_cast<std::size_t>(dim()), 0));
 }
 
-template <class T> std::vector<T> Tensor::to_vector() const {
+template <class T>
+std::vector<T> Tensor::to_vector() const {
   const Tensor c = contiguous();
   std::vector<T> out(static_cast<std::size_t>(c.numel()));
   visit_dtype(c.dtype(), [&](auto tag) {

@@ -172,8 +172,10 @@ inline Tensor Tensor::expand(IntArrayRef sizes) const {
     const std::int64_t stride = d >= 0 ? strides()[d] : 0;
     std::int64_t target = sizes[i];
     if (target == -1) {
-      KINDLING_CHECK(d >= 0, "The expanded size of the tensor (-1) isn't allowed in a leading, "
-                             "non-existing dimension ", i);
+      KINDLING_CHECK(d >= 0,
+                     "The expanded size of the tensor (-1) isn't allowed in a leading, "
+                     "non-existing dimension ",
+                     i);
       target = size;
     }
     KINDLING_CHECK(size == target || size == 1, "The expanded size of the tensor (", target,
