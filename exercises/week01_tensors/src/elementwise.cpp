@@ -311,29 +311,27 @@ Tensor relu(const Tensor& x) {
   KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
   return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
 }
-Tensor floor(const Tensor& x) {
-  return unary_same(x, [](auto v) {
+namespace {
+// Rounding functions: applied to floating values, the identity on integers.
+template <class F>
+Tensor rounding(const Tensor& x, F f) {
+  return unary_same(x, [f](auto v) {
     if constexpr (std::is_floating_point_v<decltype(v)>)
-      return std::floor(v);
+      return f(v);
     else
       return v;
   });
+}
+}  // namespace
+
+Tensor floor(const Tensor& x) {
+  return rounding(x, [](auto v) { return std::floor(v); });
 }
 Tensor ceil(const Tensor& x) {
-  return unary_same(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>)
-      return std::ceil(v);
-    else
-      return v;
-  });
+  return rounding(x, [](auto v) { return std::ceil(v); });
 }
 Tensor round(const Tensor& x) {
-  return unary_same(x, [](auto v) {
-    if constexpr (std::is_floating_point_v<decltype(v)>)
-      return std::nearbyint(v);  // half to even
-    else
-      return v;
-  });
+  return rounding(x, [](auto v) { return std::nearbyint(v); });  // half to even
 }
 Tensor square(const Tensor& x) { return mul(x, x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
