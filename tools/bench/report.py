@@ -1,0 +1,51 @@
+#!/usr/bin/python3
+"""Summarises tools/bench-compare's rounds: median ratio and range per workload."""
+import json
+import statistics
+import sys
+
+out, rounds = sys.argv[1], int(sys.argv[2])
+UNIT = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def kindling(r):
+    k = json.load(open(f"{out}/kindling-{r}.json"))
+    return k["context"], {b["run_name"]: b["real_time"] * UNIT[b["time_unit"]]
+                          for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+runs = [kindling(r) for r in range(1, rounds + 1)]
+torch = [json.load(open(f"{out}/torch-{r}.json")) for r in range(1, rounds + 1)]
+ctx = runs[0][0]
+print(f"machine: {ctx.get('num_cpus')} CPUs at {ctx.get('mhz_per_cpu')} MHz; torch {torch[0]['_config']['torch']}; "
+      f"{rounds} alternating rounds, median of 3 repetitions each\n")
+
+
+def summary(values):
+    return statistics.median(values), min(values), max(values)
+
+
+print("Within Kindling (same process): A / B time")
+pairs = [("view of 100M elements / view of 100", "BM_ViewHuge", "BM_ViewTiny"),
+         ("reshape of a transpose / clone of contiguous", "BM_ReshapeOfTranspose", "BM_CloneContiguous"),
+         ("reshape of a transpose / memcpy (pre-faulted)", "BM_ReshapeOfTranspose", "BM_MemcpySameBytes"),
+         ("sum of a transpose / sum of contiguous", "BM_SumTransposed", "BM_SumContiguous"),
+         ("naive loop over a transpose / over contiguous", "BM_NaiveLoopTransposed", "BM_NaiveLoopContiguous")]
+for label, a, b in pairs:
+    m, lo, hi = summary([k[a] / k[b] for _, k in runs])
+    print(f"  {label:<48} {m:5.2f}x  (range {lo:.2f}-{hi:.2f})")
+
+print("\nPyTorch time / Kindling time, same workloads (>1: Kindling is faster)")
+rows = [("view of 100M elements", "BM_ViewHuge", "view_huge"), ("clone 4096x4096 fp32", "BM_CloneContiguous", "clone"),
+        ("t().reshape(-1) 4096x4096", "BM_ReshapeOfTranspose", "reshape_of_transpose"),
+        ("sum 4096x4096", "BM_SumContiguous", "sum"), ("t().sum() 4096x4096", "BM_SumTransposed", "sum_transposed")]
+rows += [(f"mm fp32 {n}", f"BM_Mm/{n}/real_time", f"mm_{n}") for n in (512, 1024, 2048)]
+for label, kn, tn in rows:
+    m, lo, hi = summary([t[tn] / k[kn] for (_, k), t in zip(runs, torch)])
+    kt = statistics.median(k[kn] for _, k in runs)
+    tt = statistics.median(t[tn] for t in torch)
+    extra = ""
+    if tn.startswith("mm_"):
+        n = int(tn[3:])
+        extra = f"  ({2 * n**3 / kt / 1e9:.0f} vs {2 * n**3 / tt / 1e9:.0f} GFLOP/s, medians)"
+    print(f"  {label:<28} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms){extra}")
