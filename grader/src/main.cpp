@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
   std::string json_out, gradescope_out, junit_out, require;
   double timeout = 60;
-  bool no_build = false, no_color = false;
+  bool no_build = false, no_color = false, list = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
   app.add_option("--tree", tree, "the tree this build was configured with (for the report)");
   app.add_option("--reference", reference, "weeks taken from solutions/ (for the report)");
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   app.add_option("--gradescope", gradescope_out, "write Gradescope's results.json");
   app.add_option("--junit", junit_out, "write JUnit XML");
   app.add_flag("--no-build", no_build, "use the test programs already built");
+  app.add_flag("--list", list, "list the selected tasks with their points and hints, then stop");
   app.add_flag("--no-color", no_color, "plain table");
   app.add_option("--require", require, "exit 1 unless every task is as required (the kit's own tests)")
       ->check(CLI::IsMember({"full", "not_implemented"}));
@@ -50,6 +51,11 @@ int main(int argc, char** argv) {
   try {
     const Manifest manifest = read_manifest(fs::path(source_dir) / "grader" / "tasks.json");
     const std::vector<Task> tasks = select_tasks(manifest, selection);
+    if (list) {
+      for (const auto& t : tasks)
+        std::cout << t.id << "  (" << t.points << " points)  " << t.title << "\n    hint: " << t.hint << "\n";
+      return 0;
+    }
     std::map<std::string, std::vector<Task>> by_week;
     for (const auto& t : tasks) by_week[t.week].push_back(t);
 
