@@ -73,14 +73,15 @@ Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(vo
 }
 
 // ---- Tensor -------------------------------------------------------------------------
-Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype) {
+Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
+                    std::shared_ptr<VersionCounter> version) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->dtype = dtype;
-  impl->version = std::make_shared<VersionCounter>();
+  impl->version = version ? std::move(version) : std::make_shared<VersionCounter>();
   return Tensor(std::move(impl));
 }
 
@@ -120,10 +121,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                    to_string(sizes), ", strides ", to_string(strides), ", storage offset ", off, ", and itemsize ", es,
                    " requiring a storage size of ", (last + 1) * es, " are out of bounds for storage of size ",
                    storage().nbytes());
-  Tensor t = make(storage(), sizes.vec(), strides.vec(), off, dtype());
-  t.impl().version = impl().version;  // views share the version counter
-  t.impl().autograd = nullptr;
-  return t;
+  return make(storage(), sizes.vec(), strides.vec(), off, dtype(), impl().version);  // views share the counter
 }
 
 Tensor Tensor::movedim(std::int64_t source, std::int64_t destination) const {

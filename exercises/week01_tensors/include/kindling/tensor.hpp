@@ -62,8 +62,10 @@ class Tensor {
   Tensor() = default;
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
-  /// Builds a tensor over `storage` with the given geometry (checked to fit).
-  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype);
+  /// Builds a tensor over `storage` with the given geometry (not checked: as_strided checks).
+  /// A view passes its base's `version` counter to share it; otherwise a new one is made.
+  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
+                     std::shared_ptr<VersionCounter> version = nullptr);
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }
