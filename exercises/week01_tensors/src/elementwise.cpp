@@ -56,41 +56,41 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 namespace {
 template <class Out, class In, class F>
 void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  auto loop = detail::make_loop<3>(out.sizes(), {&out, &a, &b});
-  detail::run_loop(loop, [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
-    Out* o = reinterpret_cast<Out*>(p[0]);
-    const In* x = reinterpret_cast<const In*>(p[1]);
-    const In* y = reinterpret_cast<const In*>(p[2]);
-    constexpr auto so = static_cast<std::int64_t>(sizeof(Out)), si = static_cast<std::int64_t>(sizeof(In));
-    if (s[0] == so && s[1] == si && s[2] == si) {
-      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
-    } else if (s[0] == so && s[1] == si && s[2] == 0) {
-      const In yv = *y;
-      for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
-    } else if (s[0] == so && s[1] == 0 && s[2] == si) {
-      const In xv = *x;
-      for (std::int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) =
-            f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
-    }
-  });
+  detail::for_each_run<3>(
+      out.sizes(), {&out, &a, &b}, [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
+        Out* o = reinterpret_cast<Out*>(p[0]);
+        const In* x = reinterpret_cast<const In*>(p[1]);
+        const In* y = reinterpret_cast<const In*>(p[2]);
+        constexpr auto so = static_cast<std::int64_t>(sizeof(Out)), si = static_cast<std::int64_t>(sizeof(In));
+        if (s[0] == so && s[1] == si && s[2] == si) {
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+        } else if (s[0] == so && s[1] == si && s[2] == 0) {
+          const In yv = *y;
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(x[i], yv);
+        } else if (s[0] == so && s[1] == 0 && s[2] == si) {
+          const In xv = *x;
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(xv, y[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
+        }
+      });
 }
 
 template <class Out, class In, class F>
 void unary_loop(const Tensor& out, const Tensor& x, F f) {
-  auto loop = detail::make_loop<2>(out.sizes(), {&out, &x});
-  detail::run_loop(loop, [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-    if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-      Out* o = reinterpret_cast<Out*>(p[0]);
-      const In* v = reinterpret_cast<const In*>(p[1]);
-      for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
-    }
-  });
+  detail::for_each_run<2>(
+      out.sizes(), {&out, &x}, [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+          Out* o = reinterpret_cast<Out*>(p[0]);
+          const In* v = reinterpret_cast<const In*>(p[1]);
+          for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+        }
+      });
 }
 
 enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };

@@ -78,6 +78,26 @@ StridedLoop<N> make_loop(IntArrayRef shape, const std::array<const Tensor*, N>& 
   return loop;
 }
 
+/// The common case, with no allocation: every operand is either contiguous with
+/// exactly `shape` or a single element. Then the whole loop is one run, and this
+/// fills its base pointers and byte strides (element size, or 0 for a single element).
+template <std::size_t N>
+bool flat_layout(IntArrayRef shape, const std::array<const Tensor*, N>& operands, std::array<char*, N>& data,
+                 std::array<std::int64_t, N>& strides) {
+  for (std::size_t k = 0; k < N; ++k) {
+    const Tensor& t = *operands[k];
+    const auto es = static_cast<std::int64_t>(t.element_size());
+    data[k] = static_cast<char*>(t.storage().data()) + t.storage_offset() * es;
+    if (t.numel() == 1)
+      strides[k] = 0;
+    else if (t.sizes().equals(shape) && t.is_contiguous())
+      strides[k] = es;
+    else
+      return false;
+  }
+  return true;
+}
+
 /// Calls `inner(ptrs, inner_strides, n)` once per inner run; `ptrs` point at the
 /// run's first element of each operand and `inner_strides` are byte strides.
 template <std::size_t N, class Inner>
@@ -105,6 +125,20 @@ void run_loop(const StridedLoop<N>& loop, Inner&& inner) {
       if (d == 0) return;
     }
   }
+}
+
+/// Runs `inner(ptrs, inner_strides, n)` over `operands` broadcast to `shape`: one
+/// call when flat_layout applies, else through make_loop and run_loop.
+template <std::size_t N, class Inner>
+void for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>& operands, Inner&& inner,
+                  std::size_t order_by = 0) {
+  std::array<char*, N> data;
+  std::array<std::int64_t, N> strides;
+  if (flat_layout(shape, operands, data, strides)) {
+    if (const std::int64_t n = numel_of(shape); n > 0) inner(data, strides, n);
+    return;
+  }
+  run_loop(make_loop<N>(shape, operands, order_by), inner);
 }
 
 /// Like run_loop, but hands over the two innermost dims at once:

@@ -151,11 +151,12 @@ const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& va
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
-    auto loop = detail::make_loop<2>(x.sizes(), {&x, &m});
-    detail::run_loop(loop, [v](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-      for (std::int64_t i = 0; i < n; ++i)
-        if (*reinterpret_cast<const bool*>(p[1] + i * s[1])) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-    });
+    detail::for_each_run<2>(x.sizes(), {&x, &m},
+                            [v](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+                              for (std::int64_t i = 0; i < n; ++i)
+                                if (*reinterpret_cast<const bool*>(p[1] + i * s[1]))
+                                  *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+                            });
   });
   x.bump_version();
   return x;
@@ -178,13 +179,13 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   const Tensor ac = a.to(t), bc = b.to(t);
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    auto loop = detail::make_loop<4>(shape, {&out, &condition, &ac, &bc});
-    detail::run_loop(loop, [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
-      for (std::int64_t i = 0; i < n; ++i)
-        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
-                                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
-                                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
-    });
+    detail::for_each_run<4>(
+        shape, {&out, &condition, &ac, &bc}, [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
+          for (std::int64_t i = 0; i < n; ++i)
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                         ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                         : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+        });
   });
   return out;
 }

@@ -36,55 +36,59 @@ A combine(A acc, T v) {
   }
 }
 
-// acc[out index] = combine(acc, x) over the loop; `acc` is x.sizes() with stride 0 on reduced dims.
+// acc[out index] = combine(acc, x) over the loop. `acc` has x's dims with size 1 on
+// the reduced ones, so broadcasting gives it stride 0 there; a full reduction of a
+// contiguous x is then a single run with no loop set-up at all.
 template <Red R, class A, class T>
-void reduce_kernel(const Tensor& acc_view, const Tensor& x) {
-  auto loop = detail::make_loop<2>(x.sizes(), {&acc_view, &x}, 1);
-  detail::run_loop(loop, [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-    A* out = reinterpret_cast<A*>(p[0]);
-    if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-      const T* in = reinterpret_cast<const T*>(p[1]);
-      if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
-        // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
-        // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
-        // a float sum and far more accurate than a sequential one.
-        double total = *out;
-        std::int64_t i = 0;
-        while (i < n) {
-          const std::int64_t end = std::min(n, i + 1024);
-          float lanes[16] = {};
-          for (; i + 16 <= end; i += 16)
-            for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
-          double block = 0;
-          for (; i < end; ++i) block += in[i];
-          for (float l : lanes) block += l;
-          total += block;
+void reduce_kernel(const Tensor& acc, const Tensor& x) {
+  detail::for_each_run<2>(
+      x.sizes(), {&acc, &x},
+      [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+        A* out = reinterpret_cast<A*>(p[0]);
+        if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+          const T* in = reinterpret_cast<const T*>(p[1]);
+          if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
+            // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
+            // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
+            // a float sum and far more accurate than a sequential one.
+            double total = *out;
+            std::int64_t i = 0;
+            while (i < n) {
+              const std::int64_t end = std::min(n, i + 1024);
+              float lanes[16] = {};
+              for (; i + 16 <= end; i += 16)
+                for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
+              double block = 0;
+              for (; i < end; ++i) block += in[i];
+              for (float l : lanes) block += l;
+              total += block;
+            }
+            *out = total;
+          } else if constexpr (R == Red::Sum) {
+            // Eight independent partial sums let the compiler keep several vector adds in flight.
+            A part[8] = {};
+            std::int64_t i = 0;
+            for (; i + 8 <= n; i += 8)
+              for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
+            A a = *out;
+            for (; i < n; ++i) a += static_cast<A>(in[i]);
+            *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
+          } else {
+            A a = *out;
+            for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
+            *out = a;
+          }
+        } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+          const T* in = reinterpret_cast<const T*>(p[1]);
+          for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
+        } else {
+          for (std::int64_t i = 0; i < n; ++i) {
+            A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
+            a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+          }
         }
-        *out = total;
-      } else if constexpr (R == Red::Sum) {
-        // Eight independent partial sums let the compiler keep several vector adds in flight.
-        A part[8] = {};
-        std::int64_t i = 0;
-        for (; i + 8 <= n; i += 8)
-          for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
-        A a = *out;
-        for (; i < n; ++i) a += static_cast<A>(in[i]);
-        *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
-      } else {
-        A a = *out;
-        for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
-        *out = a;
-      }
-    } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-      const T* in = reinterpret_cast<const T*>(p[1]);
-      for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) {
-        A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
-        a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
-      }
-    }
-  });
+      },
+      1);
 }
 
 // Which dims are reduced; empty `dims` means all.
@@ -113,7 +117,7 @@ Shape reduced_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim
 template <Red R, class A, class T>
 Tensor reduce_to_acc(const Tensor& x, const std::vector<bool>& mask, A init) {
   Tensor acc = full(reduced_shape(x, mask, true), init, dtype_of<A>());
-  reduce_kernel<R, A, T>(acc.expand(x.sizes()), x);
+  reduce_kernel<R, A, T>(acc, x);
   return acc;
 }
 

@@ -159,15 +159,15 @@ const Tensor& Tensor::fill_(const Scalar& value) const {
   visit_dtype(dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
-    auto loop = detail::make_loop<1>(sizes(), {this});
-    detail::run_loop(loop, [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
-      if (s[0] == sizeof(T)) {
-        T* out = reinterpret_cast<T*>(p[0]);
-        std::fill(out, out + n, v);
-      } else {
-        for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-      }
-    });
+    detail::for_each_run<1>(sizes(), {this},
+                            [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
+                              if (s[0] == sizeof(T)) {
+                                T* out = reinterpret_cast<T*>(p[0]);
+                                std::fill(out, out + n, v);
+                              } else {
+                                for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+                              }
+                            });
   });
   bump_version();
   return *this;
@@ -202,9 +202,8 @@ inline void transpose8x8(const float* src, std::int64_t src_row, float* dst, std
 template <class D, class S>
 void copy_kernel(const Tensor& dst, const Tensor& src) {
   constexpr auto sd = static_cast<std::int64_t>(sizeof(D)), ss = static_cast<std::int64_t>(sizeof(S));
-  auto loop = detail::make_loop<2>(dst.sizes(), {&dst, &src});
-  detail::run_loop_2d(loop, [](std::array<char*, 2> p, std::array<std::int64_t, 2> row, std::array<std::int64_t, 2> col,
-                               std::int64_t rows, std::int64_t cols) {
+  auto body = [](std::array<char*, 2> p, std::array<std::int64_t, 2> row, std::array<std::int64_t, 2> col,
+                 std::int64_t rows, std::int64_t cols) {
     if (col[0] == sd && row[1] == ss && col[1] != ss && rows > 1) {
       constexpr std::int64_t kTile = 64;
       for (std::int64_t i0 = 0; i0 < rows; i0 += kTile)
@@ -248,7 +247,14 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
           *reinterpret_cast<D*>(o + j * col[0]) = static_cast<D>(*reinterpret_cast<const S*>(in + j * col[1]));
       }
     }
-  });
+  };
+  std::array<char*, 2> data;
+  std::array<std::int64_t, 2> strides;
+  if (detail::flat_layout<2>(dst.sizes(), {&dst, &src}, data, strides)) {
+    if (dst.numel() > 0) body(data, {0, 0}, strides, 1, dst.numel());
+    return;
+  }
+  detail::run_loop_2d(detail::make_loop<2>(dst.sizes(), {&dst, &src}), body);
 }
 }  // namespace
 
