@@ -96,6 +96,13 @@ void BM_NaiveLoopTransposed(benchmark::State& state) {
 }
 BENCHMARK(BM_NaiveLoopTransposed)->Unit(benchmark::kMillisecond);
 
+// Per-op overhead on tiny tensors: the forward half of week 2's autograd benchmark.
+void BM_TinyOpChain(benchmark::State& state) {
+  const Tensor x = rand({16});
+  for (auto _ : state) benchmark::DoNotOptimize(relu(x * 2 + 1).sum().item<float>());
+}
+BENCHMARK(BM_TinyOpChain);
+
 void BM_Mm(benchmark::State& state) {
   const std::int64_t n = state.range(0);
   const Tensor a = rand({n, n}), b = rand({n, n});

@@ -38,7 +38,8 @@ for label, a, b in pairs:
 print("\nPyTorch time / Kindling time, same workloads (>1: Kindling is faster)")
 rows = [("view of 100M elements", "BM_ViewHuge", "view_huge"), ("clone 4096x4096 fp32", "BM_CloneContiguous", "clone"),
         ("t().reshape(-1) 4096x4096", "BM_ReshapeOfTranspose", "reshape_of_transpose"),
-        ("sum 4096x4096", "BM_SumContiguous", "sum"), ("t().sum() 4096x4096", "BM_SumTransposed", "sum_transposed")]
+        ("sum 4096x4096", "BM_SumContiguous", "sum"), ("t().sum() 4096x4096", "BM_SumTransposed", "sum_transposed"),
+        ("(x*2+1).relu().sum(), 16 fp32", "BM_TinyOpChain", "tiny_op_chain")]
 rows += [(f"mm fp32 {n}", f"BM_Mm/{n}/real_time", f"mm_{n}") for n in (512, 1024, 2048)]
 for label, kn, tn in rows:
     m, lo, hi = summary([t[tn] / k[kn] for (_, k), t in zip(runs, torch)])

@@ -41,6 +41,8 @@ def main():
     results["reshape_of_transpose"] = median_time(lambda: x.t().reshape(-1))
     results["sum"] = median_time(lambda: x.sum())
     results["sum_transposed"] = median_time(lambda: x.t().sum())
+    small = torch.rand(16)
+    results["tiny_op_chain"] = median_time(lambda: (small * 2 + 1).relu().sum().item())
     for n in (512, 1024, 2048):
         a, b = torch.rand(n, n), torch.rand(n, n)
         results[f"mm_{n}"] = median_time(lambda: torch.mm(a, b))

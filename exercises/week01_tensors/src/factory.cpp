@@ -25,7 +25,7 @@ Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype) {
 
 Tensor wrapped_scalar(const Scalar& value) {
   Tensor t = empty_contiguous({}, value.type());
-  t.fill_(value);
+  fill(t, value);
   t.impl().is_wrapped_number = true;
   return t;
 }
@@ -57,7 +57,7 @@ Tensor ones(IntArrayRef sizes, TensorOptions options) { return full(sizes, 1, op
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions options) {
   Tensor t = empty(sizes, options.dtype_or(dtype_for_value(value)));
-  t.fill_(value);
+  detail::fill(t, value);
   return t;
 }
 

@@ -9,6 +9,12 @@ namespace kindling::detail {
 /// Python scalar: float64 values count as the default dtype, ints as int64.
 Tensor wrapped_scalar(const Scalar& value);
 
+/// fill_ without the version bump, for tensors the engine is still building: a
+/// fresh result is at version 0, as in PyTorch (bumps count user-visible writes).
+void fill(const Tensor& t, const Scalar& value);
+/// copy_ without the version bump, for tensors the engine is still building.
+void copy(const Tensor& dst, const Tensor& src);
+
 /// A new contiguous tensor without checks (the engine's allocation point).
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);
 

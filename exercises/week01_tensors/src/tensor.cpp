@@ -74,14 +74,14 @@ Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(vo
 
 // ---- Tensor -------------------------------------------------------------------------
 Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
-                    std::shared_ptr<VersionCounter> version) {
+                    std::shared_ptr<VersionCounter> base_version) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->dtype = dtype;
-  impl->version = version ? std::move(version) : std::make_shared<VersionCounter>();
+  impl->base_version = std::move(base_version);
   return Tensor(std::move(impl));
 }
 
@@ -97,8 +97,12 @@ void* Tensor::data_ptr() const {
   return static_cast<char*>(storage().data()) + storage_offset() * static_cast<std::int64_t>(element_size());
 }
 
-std::uint32_t Tensor::version() const { return impl().version->version.load(std::memory_order_relaxed); }
-void Tensor::bump_version() const { impl().version->version.fetch_add(1, std::memory_order_relaxed); }
+std::shared_ptr<VersionCounter> Tensor::shared_version_counter() const {
+  if (impl().base_version) return impl().base_version;
+  return {impl_, &impl_->own_version};  // aliasing: shares ownership of this TensorImpl
+}
+std::uint32_t Tensor::version() const { return impl().version().version.load(std::memory_order_relaxed); }
+void Tensor::bump_version() const { impl().version().version.fetch_add(1, std::memory_order_relaxed); }
 
 Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> offset) const {
   KINDLING_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
@@ -121,7 +125,7 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                    to_string(sizes), ", strides ", to_string(strides), ", storage offset ", off, ", and itemsize ", es,
                    " requiring a storage size of ", (last + 1) * es, " are out of bounds for storage of size ",
                    storage().nbytes());
-  return make(storage(), sizes.vec(), strides.vec(), off, dtype(), impl().version);  // views share the counter
+  return make(storage(), sizes.vec(), strides.vec(), off, dtype(), shared_version_counter());
 }
 
 Tensor Tensor::movedim(std::int64_t source, std::int64_t destination) const {
@@ -154,21 +158,26 @@ Scalar Tensor::item() const {
   });
 }
 
-const Tensor& Tensor::fill_(const Scalar& value) const {
-  detail::check_no_internal_overlap(*this);
-  visit_dtype(dtype(), [&](auto tag) {
+namespace detail {
+void fill(const Tensor& t, const Scalar& value) {
+  check_no_internal_overlap(t);
+  visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
-    detail::for_each_run<1>(sizes(), {this},
-                            [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
-                              if (s[0] == sizeof(T)) {
-                                T* out = reinterpret_cast<T*>(p[0]);
-                                std::fill(out, out + n, v);
-                              } else {
-                                for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-                              }
-                            });
+    for_each_run<1>(t.sizes(), {&t}, [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* out = reinterpret_cast<T*>(p[0]);
+        std::fill(out, out + n, v);
+      } else {
+        for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
   });
+}
+}  // namespace detail
+
+const Tensor& Tensor::fill_(const Scalar& value) const {
+  detail::fill(*this, value);
   bump_version();
   return *this;
 }
@@ -258,33 +267,38 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
 }
 }  // namespace
 
-const Tensor& Tensor::copy_(const Tensor& src) const {
-  detail::check_no_internal_overlap(*this);
-  const Shape b = broadcast_shapes(sizes(), src.sizes());
-  KINDLING_CHECK(IntArrayRef(b).equals(sizes()), "output with shape ", to_string(sizes()),
+void detail::copy(const Tensor& dst, const Tensor& src) {
+  check_no_internal_overlap(dst);
+  const Shape b = broadcast_shapes(dst.sizes(), src.sizes());
+  KINDLING_CHECK(IntArrayRef(b).equals(dst.sizes()), "output with shape ", to_string(dst.sizes()),
                  " doesn't match the broadcast shape ", to_string(b));
   // Reading from memory we are writing would corrupt the result: copy the source first.
   Tensor from = src;
-  if (src.is_alias_of(*this) && !(src.data_ptr() == data_ptr() && src.strides().equals(strides()))) from = src.clone();
-  visit_dtype(dtype(), [&](auto dtag) {
+  if (src.is_alias_of(dst) && !(src.data_ptr() == dst.data_ptr() && src.strides().equals(dst.strides())))
+    from = src.clone();
+  visit_dtype(dst.dtype(), [&](auto dtag) {
     visit_dtype(from.dtype(), [&](auto stag) {
-      copy_kernel<typename decltype(dtag)::type, typename decltype(stag)::type>(*this, from);
+      copy_kernel<typename decltype(dtag)::type, typename decltype(stag)::type>(dst, from);
     });
   });
+}
+
+const Tensor& Tensor::copy_(const Tensor& src) const {
+  detail::copy(*this, src);
   bump_version();
   return *this;
 }
 
 Tensor Tensor::clone() const {
   Tensor out = empty(sizes(), dtype());
-  out.copy_(*this);
+  detail::copy(out, *this);
   return out;
 }
 
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
   Tensor out = empty(sizes(), t);
-  out.copy_(*this);
+  detail::copy(out, *this);
   return out;
 }
 

@@ -2,6 +2,7 @@
 // printing compared with PyTorch 1.13's, read from data/oracle.json.
 
 #include <sstream>
+#include <thread>
 
 #include "testing.hpp"
 
@@ -296,4 +297,37 @@ TEST(EngineCopy, TiledTransposeCopyMatchesElementByElement) {
       EXPECT_TRUE(equal(yi, y.to(kInt32)));
     }
   }
+}
+
+TEST(EngineInPlace, ViewsOfViewsShareOneCounterEvenAfterTheBaseIsGone) {
+  Tensor v;
+  Tensor w;
+  {
+    const Tensor base = zeros({4, 4});
+    v = base.select(0, 1);
+    w = v.slice(0, 0, 2);  // a view of a view
+  }
+  const auto before = v.version();
+  w.fill_(3);
+  EXPECT_EQ(v.version(), before + 1);
+  EXPECT_EQ(w.version(), v.version());
+  EXPECT_EQ(v.to_vector<float>(), (std::vector<float>{3, 3, 0, 0}));
+  const Tensor fresh = zeros({2});
+  EXPECT_EQ(fresh.version(), 0u);
+  EXPECT_EQ(fresh.clone().version(), 0u);  // a copy starts its own count
+}
+
+TEST(EngineThreads, ConcurrentViewsAndReadsOfOneTensor) {
+  // Worker threads (week 4) take views of one shared dataset tensor at once.
+  const Tensor data = arange(1000, kFloat32).view({100, 10});
+  std::vector<std::thread> threads;
+  std::vector<double> sums(4, 0.0);
+  for (int k = 0; k < 4; ++k)
+    threads.emplace_back([&, k] {
+      for (int i = 0; i < 2000; ++i) sums[k] += data.select(0, i % 100).sum().item<double>();
+    });
+  for (auto& t : threads) t.join();
+  double expected = 0;
+  for (int i = 0; i < 2000; ++i) expected += 10 * (10 * (i % 100)) + 45;
+  for (double s : sums) EXPECT_EQ(s, expected);
 }

@@ -40,7 +40,7 @@ Tensor cat(const TensorList& tensors, std::int64_t dim) {
   std::int64_t offset = 0;
   for (const auto& t : tensors) {
     if (skipped(t)) continue;
-    out.narrow(d, offset, t.sizes()[d]).copy_(t);
+    detail::copy(out.narrow(d, offset, t.sizes()[d]), t);
     offset += t.sizes()[d];
   }
   return out;
@@ -118,9 +118,9 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
     KINDLING_CHECK_AS(IndexError, idx[i] >= 0 && idx[i] < size, "INDICES element is out of DATA bounds, id=", idx[i],
                       " axis_dim=", size);
     if (x.dim() == 0)
-      out.copy_(x);
+      detail::copy(out, x);
     else
-      out.select(d, static_cast<std::int64_t>(i)).copy_(x.select(d, idx[i]));
+      detail::copy(out.select(d, static_cast<std::int64_t>(i)), x.select(d, idx[i]));
   }
   return out;
 }
@@ -143,7 +143,8 @@ Tensor masked_select(const Tensor& x, const Tensor& mask) {
   return out;
 }
 
-const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+namespace {
+void masked_fill_kernel(const Tensor& x, const Tensor& mask, const Scalar& value) {
   KINDLING_CHECK(mask.dtype() == kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
                  dtype_name(mask.dtype()));
   detail::check_no_internal_overlap(x);
@@ -158,6 +159,11 @@ const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& va
                                   *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
                             });
   });
+}
+}  // namespace
+
+const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  masked_fill_kernel(x, mask, value);
   x.bump_version();
   return x;
 }
@@ -165,7 +171,7 @@ const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& va
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
   Tensor out = x.expand(shape).clone();
-  masked_fill_(out, mask, value);
+  masked_fill_kernel(out, mask, value);
   return out;
 }
 

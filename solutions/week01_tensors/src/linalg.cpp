@@ -140,7 +140,10 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_mm(a, b);
   Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype());
-  if (a.sizes()[1] == 0) return out.zero_();
+  if (a.sizes()[1] == 0) {
+    detail::fill(out, 0);
+    return out;
+  }
   gemm(out, a, b, 1, false);
   return out;
 }
@@ -151,15 +154,15 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   const Shape shape{mat1.sizes()[0], mat2.sizes()[1]};
   Tensor out = detail::empty_contiguous(shape, mat1.dtype());
   if (beta.to<double>() == 0) {
-    out.zero_();  // beta == 0 ignores self, NaNs included, as in BLAS
+    detail::fill(out, 0);  // beta == 0 ignores self, NaNs included, as in BLAS
   } else {
     KINDLING_CHECK(IntArrayRef(broadcast_shapes(self.sizes(), shape)).equals(shape), "expand(",
                    legacy_type_name(self.dtype()), "{", to_string(self.sizes()), "}, size=", to_string(shape),
                    "): the number of sizes provided (2) must be greater or equal to the number of dimensions in the "
                    "tensor (",
                    self.dim(), ")");
-    out.copy_(self.expand(shape));
-    if (beta.to<double>() != 1) mul_(out, detail::wrapped_scalar(beta));
+    const Tensor bias = beta.to<double>() == 1 ? self : mul(self, detail::wrapped_scalar(beta));
+    detail::copy(out, bias.expand(shape));
   }
   if (mat1.sizes()[1] > 0) gemm(out, mat1, mat2, alpha, true);
   return out;
@@ -174,7 +177,10 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                  b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_dtype(a, b, "batch1 and batch2");
   Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
-  if (k == 0) return out.zero_();
+  if (k == 0) {
+    detail::fill(out, 0);
+    return out;
+  }
   for (std::int64_t i = 0; i < batch; ++i) gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
   return out;
 }

@@ -37,14 +37,17 @@ struct VersionCounter {
 /// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
 /// `storage`. `version` is shared by a base and all its views.
 struct TensorImpl {
-  Storage storage;                          ///< the shared buffer
-  Shape sizes;                              ///< one size per dimension
-  Shape strides;                            ///< one stride per dimension, in elements
-  std::int64_t storage_offset = 0;          ///< first element, in elements
-  ScalarType dtype = kFloat32;              ///< element type
-  bool is_wrapped_number = false;           ///< a Scalar turned into a 0-d tensor
-  std::shared_ptr<VersionCounter> version;  ///< shared with views
-  std::shared_ptr<AutogradMeta> autograd;   ///< week 2: grad, grad_fn, requires_grad
+  Storage storage;                               ///< the shared buffer
+  Shape sizes;                                   ///< one size per dimension
+  Shape strides;                                 ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;               ///< first element, in elements
+  ScalarType dtype = kFloat32;                   ///< element type
+  bool is_wrapped_number = false;                ///< a Scalar turned into a 0-d tensor
+  VersionCounter own_version;                    ///< the counter of a tensor that is not a view
+  std::shared_ptr<VersionCounter> base_version;  ///< a view's: its base's counter (keeps the base alive)
+  std::shared_ptr<AutogradMeta> autograd;        ///< week 2: grad, grad_fn, requires_grad
+  /// The counter in-place writes bump: the base's for a view, this tensor's own otherwise.
+  VersionCounter& version() { return base_version ? *base_version : own_version; }
 };
 
 class Tensor;
@@ -63,9 +66,9 @@ class Tensor {
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   /// Builds a tensor over `storage` with the given geometry (not checked: as_strided checks).
-  /// A view passes its base's `version` counter to share it; otherwise a new one is made.
+  /// A view passes its base's shared_version_counter(); otherwise the tensor has its own.
   static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
-                     std::shared_ptr<VersionCounter> version = nullptr);
+                     std::shared_ptr<VersionCounter> base_version = nullptr);
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }
@@ -122,6 +125,8 @@ class Tensor {
   std::uint32_t version() const;
   /// Records an in-place write (called by every in-place op).
   void bump_version() const;
+  /// The counter a view of this tensor shares (its base's, or its own).
+  std::shared_ptr<VersionCounter> shared_version_counter() const;
 
   // ---- views: no data is copied (view.hpp) -----------------------------------
   /// A view with a new shape (one entry may be -1); throws when the strides
