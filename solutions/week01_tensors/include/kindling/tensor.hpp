@@ -35,7 +35,10 @@ struct VersionCounter {
 /// TensorImpls (views). `sizes` and `strides` have one entry per dimension;
 /// strides are in elements, may be 0 (expand) and are never negative. Every
 /// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
-/// `storage`. `version` is shared by a base and all its views.
+/// `storage`. A base and all its views bump one version counter: the base's
+/// `own_version`, which views reach through `base_version`, an aliasing pointer
+/// that shares ownership of the base's TensorImpl (so, as in PyTorch, a view keeps
+/// its base alive, and making a view allocates no counter).
 struct TensorImpl {
   Storage storage;                               ///< the shared buffer
   Shape sizes;                                   ///< one size per dimension
