@@ -6,6 +6,9 @@ function(kindling_warnings target)
     # GCC 12 reports false -Wrestrict errors inside std::string's operator+ at -O3 (GCC bug 105651).
     target_compile_options(${target} PRIVATE -Wno-restrict)
   endif()
+  # Designated initializers may leave out members that have default initializers
+  # (`{.dim = d}`); -Wextra's missing-field-initializers would flag every one.
+  target_compile_options(${target} PRIVATE -Wno-missing-field-initializers)
   if(KINDLING_SANITIZE)
     # Sanitizer instrumentation confuses GCC's flow analysis (false -Wmaybe-uninitialized
     # in std::regex and std::function); the sanitizers check the real thing at run time.

@@ -117,4 +117,18 @@ void expect_values(const Tensor& t, const Values& v, double rtol, double atol) {
 
 Tensor oracle_x() { return arange(24, kFloat32).reshape({2, 3, 4}) / 7 - 1.5; }
 
+Tensor oracle_ramp(const Shape& shape, double scale, double shift) {
+  Tensor t = arange(numel_of(shape), kFloat32).reshape(shape) / scale - shift;
+  t.requires_grad_();
+  return t;
+}
+
+Values oracle_grad(const std::string& name, std::size_t i) {
+  const auto& c = at(name, "grads").at(i);
+  std::vector<double> numbers = c.at("values").get<std::vector<double>>();
+  return {c.at("sizes").get<Shape>(), c.at("dtype").get<std::string>(), numbers};
+}
+
+double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }
+
 }  // namespace kindling::testing

@@ -69,5 +69,12 @@ void expect_values(const Tensor& t, const Values& v, double rtol = 1e-5, double 
 
 /// The shared float input of the oracle: arange(24).reshape(2, 3, 4) / 7 - 1.5.
 Tensor oracle_x();
+/// Week 2's inputs: arange(n).reshape(shape) / scale - shift, float32, requiring grad
+/// (tools/oracle/week02.py's ramp()).
+Tensor oracle_ramp(const Shape& shape, double scale = 7.0, double shift = 1.5);
+/// cases[name]["grads"][i]: the gradient of the i-th leaf PyTorch computed.
+Values oracle_grad(const std::string& name, std::size_t i);
+/// A number-valued entry: cases[name][field].
+double oracle_number(const std::string& name, const std::string& field);
 
 }  // namespace kindling::testing

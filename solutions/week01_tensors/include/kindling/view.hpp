@@ -100,7 +100,7 @@ inline Tensor Tensor::t() const {
   // BEGIN SOLUTION week01.transpose
   KINDLING_CHECK(dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ", dim(), "D");
   if (dim() < 2) return as_strided(sizes(), strides(), storage_offset());
-  return transpose(0, 1);
+  return as_strided({sizes()[1], sizes()[0]}, {strides()[1], strides()[0]}, storage_offset());
   // END SOLUTION
 }
 

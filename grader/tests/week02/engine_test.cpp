@@ -1,0 +1,191 @@
+// Tasks week02.engine_order, week02.backward_seed, week02.accumulate_grad, week02.hooks.
+#include <kindling/autograd.hpp>
+
+#include "testing.hpp"
+
+using namespace kindling;
+using namespace kindling::testing;
+
+namespace {
+Tensor leaf(std::vector<float> v) { return tensor(v).requires_grad_(); }
+
+// A node that records the order it ran in and passes its gradient through.
+class Probe final : public autograd::Node {
+ public:
+  Probe(std::string name, std::vector<autograd::Edge> inputs, std::vector<std::string>* log)
+      : name_(std::move(name)), log_(log) {
+    next_edges_ = std::move(inputs);
+    set_output({}, kFloat32);
+  }
+  std::string name() const override { return name_; }
+  TensorList apply(const Tensor& grad) override {
+    log_->push_back(name_);
+    return TensorList(num_inputs(), grad);
+  }
+
+ private:
+  std::string name_;
+  std::vector<std::string>* log_;
+};
+}  // namespace
+
+// ---- week02.engine_order ------------------------------------------------------------------------
+TEST(week02_engine_order, DependenciesCountEdgesIntoEachNode) {
+  std::vector<std::string> log;
+  auto leaf_node = std::make_shared<Probe>("leaf", std::vector<autograd::Edge>{}, &log);
+  auto left = std::make_shared<Probe>("left", std::vector<autograd::Edge>{{leaf_node}}, &log);
+  auto right = std::make_shared<Probe>("right", std::vector<autograd::Edge>{{leaf_node}}, &log);
+  auto root = std::make_shared<Probe>("root", std::vector<autograd::Edge>{{left}, {right}, {left}}, &log);
+  const auto deps = autograd::compute_dependencies({root.get()});
+  EXPECT_EQ(deps.count(root.get()), 0u);
+  EXPECT_EQ(deps.at(left.get()), 2);
+  EXPECT_EQ(deps.at(right.get()), 1);
+  EXPECT_EQ(deps.at(leaf_node.get()), 2);
+}
+
+TEST(week02_engine_order, ADiamondRunsEachNodeOnceAfterAllItsInputs) {
+  std::vector<std::string> log;
+  auto bottom = std::make_shared<Probe>("bottom", std::vector<autograd::Edge>{}, &log);
+  auto left = std::make_shared<Probe>("left", std::vector<autograd::Edge>{{bottom}}, &log);
+  auto right = std::make_shared<Probe>("right", std::vector<autograd::Edge>{{bottom}}, &log);
+  auto top = std::make_shared<Probe>("top", std::vector<autograd::Edge>{{left}, {right}}, &log);
+  autograd::execute_graph({{top}}, {scalar_tensor(1.0)}, false);
+  ASSERT_EQ(log.size(), 4u);
+  EXPECT_EQ(log.front(), "top");
+  EXPECT_EQ(log.back(), "bottom");
+  // right was created after left: among ready nodes the later one runs first
+  EXPECT_EQ(log[1], "right");
+}
+
+TEST(week02_engine_order, DiamondGradientsAddUp) {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 3;
+  Tensor z = (y * y + y).sum();  // dz/dx = 3 * (2y + 1)
+  z.backward();
+  expect_values(x.grad(), {{2}, "float32", {21, 39}});
+}
+
+TEST(week02_engine_order, ALongChainNeitherOverflowsNorTakesQuadraticTime) {
+  Tensor x = leaf({1, 2});
+  Tensor y = x;
+  for (int i = 0; i < 100000; ++i) y = y * 1.0;
+  y.sum().backward();
+  expect_values(x.grad(), {{2}, "float32", {1, 1}});
+}
+
+TEST(week02_engine_order, GradientsReachOnlyTensorsThatRequireThem) {
+  Tensor x = leaf({1, 2});
+  Tensor c = tensor(std::vector<float>{5, 7});
+  (x * c).sum().backward();
+  expect_values(x.grad(), {{2}, "float32", {5, 7}});
+  EXPECT_FALSE(c.grad().defined());
+}
+
+// ---- week02.backward_seed -------------------------------------------------------------------------
+TEST(week02_backward_seed, ScalarOutputGetsAnImplicitOne) {
+  Tensor x = leaf({1, 2, 3});
+  (x * x).sum().backward();
+  expect_values(x.grad(), {{3}, "float32", {2, 4, 6}});
+}
+
+TEST(week02_backward_seed, NonScalarOutputNeedsAGradient) {
+  expect_oracle_error([] { (oracle_ramp({3}) * 2).backward(); }, "implicit_scalar");
+}
+
+TEST(week02_backward_seed, ExplicitGradientGivesTheVectorJacobianProduct) {
+  Tensor v = oracle_ramp({3});
+  Tensor y = v * v * tensor(std::vector<float>{1, 2, 3});
+  y.backward(tensor(std::vector<float>{1, 0.5, -1}));
+  expect_values(v.grad(), oracle_grad("vjp", 0));
+}
+
+TEST(week02_backward_seed, GradientOfTheWrongShapeThrows) {
+  expect_oracle_error([] { (oracle_ramp({3}) * 2).backward(ones({2})); }, "gradient_shape_mismatch");
+}
+
+TEST(week02_backward_seed, OutputWithoutHistoryThrows) {
+  expect_oracle_error([] { ones({3}).sum().backward(); }, "no_grad_fn");
+}
+
+// ---- week02.accumulate_grad ----------------------------------------------------------------------
+TEST(week02_accumulate_grad, GradientsAccumulateAcrossBackwardCalls) {
+  Tensor a = oracle_ramp({3});
+  (a * a).sum().backward();
+  const Tensor first = a.grad();
+  (a * 3).sum().backward();
+  expect_values(a.grad(), oracle_grad("accumulate", 0));
+  EXPECT_TRUE(a.grad().is_same(first));  // accumulated in place
+}
+
+TEST(week02_accumulate_grad, FirstGradientIsNotAnAliasOfTheCallersTensor) {
+  Tensor x = leaf({1, 2});
+  Tensor g = tensor(std::vector<float>{3, 4});
+  (x + 0).backward(g);
+  g.fill_(100);
+  expect_values(x.grad(), {{2}, "float32", {3, 4}});
+}
+
+TEST(week02_accumulate_grad, ExpandedGradientIsStoredContiguous) {
+  Tensor x = leaf({1, 2, 3});
+  x.sum().backward();  // SumBackward gives an expanded (stride 0) gradient
+  EXPECT_TRUE(x.grad().is_contiguous());
+  expect_values(x.grad(), {{3}, "float32", {1, 1, 1}});
+}
+
+TEST(week02_accumulate_grad, ZeroGradZeroesInPlaceOrSetsToNone) {
+  Tensor a = leaf({1, 2});
+  Tensor b = leaf({3});
+  (a.sum() * b.sum()).backward();
+  const Tensor kept = a.grad();
+  autograd::zero_grad({a, b});
+  EXPECT_TRUE(a.grad().is_same(kept));
+  expect_values(a.grad(), {{2}, "float32", {0, 0}});
+  autograd::zero_grad({a, b}, /*set_to_none=*/true);
+  EXPECT_FALSE(a.grad().defined());
+  EXPECT_FALSE(b.grad().defined());
+  (a * 2).sum().backward();
+  expect_values(a.grad(), {{2}, "float32", {2, 2}});
+}
+
+// ---- week02.hooks ----------------------------------------------------------------------------------
+TEST(week02_hooks, HookSeesAndReplacesTheGradient) {
+  Tensor h = oracle_ramp({3});
+  Tensor k = h * 3;
+  k.retain_grad();
+  Tensor seen;
+  k.register_hook([&](const Tensor& g) {
+    seen = g.clone();
+    return g * 2;
+  });
+  (k * k).sum().backward();
+  expect_values(h.grad(), oracle_grad("hooks", 0));
+  expect_values(k.grad(), oracle_values("hooks", "retained"));
+  expect_values(seen, {{3}, "float32", (k.detach() * 2).to_vector<double>()});
+}
+
+TEST(week02_hooks, RemovedHookIsNotCalled) {
+  Tensor x = leaf({1, 2});
+  int calls = 0;
+  auto handle = x.register_hook([&](const Tensor&) {
+    ++calls;
+    return Tensor();
+  });
+  (x * 2).sum().backward();
+  handle.remove();
+  handle.remove();  // twice is harmless
+  (x * 2).sum().backward();
+  EXPECT_EQ(calls, 1);
+  expect_values(x.grad(), {{2}, "float32", {4, 4}});
+}
+
+TEST(week02_hooks, HooksRunInRegistrationOrderOnLeaves) {
+  Tensor x = leaf({1});
+  x.register_hook([](const Tensor& g) { return g + 1; });
+  x.register_hook([](const Tensor& g) { return g * 10; });
+  (x * 2).sum().backward();
+  expect_values(x.grad(), {{1}, "float32", {30}});
+}
+
+TEST(week02_hooks, HookOnATensorWithoutGradThrows) {
+  expect_oracle_error([] { ones({3}).register_hook([](const Tensor& g) { return g; }); }, "hook_without_grad");
+}

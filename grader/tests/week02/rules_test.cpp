@@ -1,0 +1,150 @@
+// Tasks week02.no_grad, week02.leaf_inplace, week02.saved_version.
+#include <thread>
+
+#include <kindling/autograd.hpp>
+
+#include "testing.hpp"
+
+using namespace kindling;
+using namespace kindling::testing;
+
+namespace {
+Tensor leaf(std::initializer_list<float> v) { return tensor(std::vector<float>(v)).requires_grad_(); }
+}  // namespace
+
+// ---- week02.no_grad -------------------------------------------------------------------------
+TEST(week02_no_grad, ResultsUnderNoGradDoNotRequireGrad) {
+  Tensor x = leaf({1, 2, 3});
+  NoGradGuard guard;
+  EXPECT_FALSE(GradMode::is_enabled());
+  Tensor y = x * 2;
+  EXPECT_FALSE(y.requires_grad());
+  EXPECT_TRUE(y.is_leaf());
+  expect_values(y, {{3}, "float32", {2, 4, 6}});
+}
+
+TEST(week02_no_grad, GuardRestoresTheModeItFound) {
+  {
+    NoGradGuard outer;
+    {
+      NoGradGuard inner;
+      EXPECT_FALSE(GradMode::is_enabled());
+    }
+    EXPECT_FALSE(GradMode::is_enabled());
+    {
+      EnableGradGuard enable;
+      EXPECT_TRUE(GradMode::is_enabled());
+      EXPECT_TRUE((leaf({1}) * 2).requires_grad());
+    }
+    EXPECT_FALSE(GradMode::is_enabled());
+  }
+  EXPECT_TRUE(GradMode::is_enabled());
+}
+
+TEST(week02_no_grad, GradModeIsPerThread) {
+  NoGradGuard guard;
+  bool other_thread_enabled = false;
+  std::thread([&] { other_thread_enabled = GradMode::is_enabled(); }).join();
+  EXPECT_TRUE(other_thread_enabled);
+  EXPECT_FALSE(GradMode::is_enabled());
+}
+
+TEST(week02_no_grad, InPlaceInitialisationOfALeafIsAllowedUnderNoGrad) {
+  Tensor w = leaf({1, 2, 3});
+  {
+    NoGradGuard guard;
+    w.mul_(0.5);
+    w.add_(1);
+  }
+  expect_values(w, {{3}, "float32", {1.5, 2, 2.5}});
+  EXPECT_TRUE(w.requires_grad());
+  EXPECT_TRUE(w.is_leaf());
+}
+
+// ---- week02.leaf_inplace --------------------------------------------------------------------------
+TEST(week02_leaf_inplace, InPlaceOnALeafThatRequiresGradThrows) {
+  Tensor x = leaf({1, 2, 3});
+  expect_oracle_error([&] { x.add_(1); }, "leaf_inplace");
+  expect_values(x, {{3}, "float32", {1, 2, 3}});  // nothing was written
+}
+
+TEST(week02_leaf_inplace, InPlaceOnAViewOfSuchALeafThrows) {
+  Tensor x = leaf({1, 2, 3});
+  expect_oracle_error([&] { x.slice(0, 0, 2).mul_(2); }, "view_of_leaf_inplace");
+}
+
+TEST(week02_leaf_inplace, EveryInPlaceOpChecks) {
+  Tensor x = leaf({1, 2, 3});
+  const std::string msg = "a leaf Variable that requires grad is being used in an in-place operation.";
+  expect_error<Error>([&] { x.fill_(0); }, msg);
+  expect_error<Error>([&] { x.zero_(); }, msg);
+  expect_error<Error>([&] { x.copy_(ones({3})); }, msg);
+  expect_error<Error>([&] { relu_(x); }, msg);
+  expect_error<Error>([&] { masked_fill_(x, gt(x, 1), 0); }, msg);
+}
+
+TEST(week02_leaf_inplace, InPlaceOnANonLeafIsRecorded) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = x * 2;
+  y.add_(1);
+  EXPECT_EQ(y.grad_fn()->name(), "AddBackward0");
+  (y * y).sum().backward();
+  expect_values(x.grad(), {{3}, "float32", {12, 20, 28}});  // d/dx (2x+1)^2 = 4(2x+1)
+}
+
+TEST(week02_leaf_inplace, LeafWithoutRequiresGradMayBeWritten) {
+  Tensor x = tensor(std::vector<float>{1, 2});
+  x.add_(1);
+  expect_values(x, {{2}, "float32", {2, 3}});
+}
+
+// ---- week02.saved_version --------------------------------------------------------------------------
+TEST(week02_saved_version, ModifiedOutputNamesItsNode) {
+  Tensor y = sigmoid(oracle_ramp({3}));
+  y.mul_(2);
+  expect_oracle_error([&] { y.sum().backward(); }, "version_output");
+}
+
+TEST(week02_saved_version, ModifiedInputNamesItsCurrentProducer) {
+  Tensor a = oracle_ramp({2, 2}) * 1;
+  Tensor b = a * a;
+  a.add_(1);
+  expect_oracle_error([&] { b.sum().backward(); }, "version_input");
+}
+
+TEST(week02_saved_version, ModifiedLeafHasNoProducer) {
+  Tensor p = oracle_ramp({3});
+  Tensor y = (p * p).sum();
+  {
+    NoGradGuard guard;
+    p.mul_(2);
+  }
+  expect_oracle_error([&] { y.backward(); }, "version_leaf");
+}
+
+TEST(week02_saved_version, SecondBackwardThroughAFreedGraphThrows) {
+  Tensor y = exp(oracle_ramp({3})).sum();
+  y.backward();
+  expect_oracle_error([&] { y.backward(); }, "second_backward");
+}
+
+TEST(week02_saved_version, RetainGraphAllowsASecondBackward) {
+  Tensor x = oracle_ramp({3});
+  Tensor y = exp(x).sum();
+  y.backward({}, /*retain_graph=*/true);
+  y.backward();
+  expect_values(x.grad(), {{3}, "float32", (exp(x.detach()) * 2).to_vector<double>()});
+}
+
+TEST(week02_saved_version, UnpackReturnsTheSavedTensorWhenUnchanged) {
+  Tensor t = tensor(std::vector<float>{4, 5});
+  autograd::SavedVariable saved(t, false);
+  Tensor y = leaf({1}) * 1;  // any node will do for the name
+  EXPECT_TRUE(saved.unpack(*y.grad_fn()).is_same(t));
+  t.add_(1);
+  expect_error<Error>([&] { saved.unpack(*y.grad_fn()); },
+                      "one of the variables needed for gradient computation has been modified by an inplace "
+                      "operation: [torch.FloatTensor [2]] is at version 1; expected version 0 instead. Hint: enable "
+                      "anomaly detection to find the operation that failed to compute its gradient, with "
+                      "torch.autograd.set_detect_anomaly(True).");
+}

@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+"""Expected values for week 2 (autograd), produced by PyTorch 1.13 (Debian's python3-torch).
+
+Run with Debian's interpreter:  /usr/bin/python3 tools/oracle/week02.py
+It writes grader/tests/week02/data/oracle.json. The C++ tests build the same graphs
+from the same inputs (the formulas for the inputs are repeated next to each test).
+"""
+import json
+import os
+
+import torch
+
+assert torch.__version__.startswith("1.13"), torch.__version__
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week02", "data", "oracle.json")
+cases = {}
+
+
+def values(t):
+    return {"sizes": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+            "values": [float(v) for v in t.reshape(-1).tolist()]}
+
+
+def error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
+        return {"type": type(e).__name__, "message": str(e)}
+    raise AssertionError("expected an error")
+
+
+def ramp(*shape, scale=7.0, shift=1.5):
+    """The shared inputs: arange(n).reshape(shape) / scale - shift, float32, requiring grad."""
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(n, dtype=torch.float32).reshape(shape) / scale - shift).requires_grad_()
+
+
+# ---- node names -------------------------------------------------------------------------------
+x = ramp(2, 3)
+w = ramp(4, 3, scale=5.0, shift=1.0)
+names = {
+    "add": x + x, "add_scalar": x + 1, "sub": x - x, "mul": x * x, "mul_scalar": x * 2, "div": x / 2,
+    "neg": -x, "pow_scalar": x ** 2, "pow_tensor": x ** x, "exp": x.exp(), "log": x.log(), "sigmoid": x.sigmoid(),
+    "tanh": x.tanh(), "relu": x.relu(), "abs": x.abs(), "sqrt": x.sqrt(), "sum": x.sum(), "sum_dim": x.sum(1),
+    "mean": x.mean(), "mean_dim": x.mean(0), "max": x.max(), "max_dim": x.max(1)[0], "softmax": x.softmax(1),
+    "log_softmax": x.log_softmax(1), "logsumexp": x.logsumexp(1), "mm": x.mm(w.t()), "t": w.t(),
+    "transpose": x.transpose(0, 1), "view": x.view(6), "reshape": x.reshape(3, 2), "permute": x.permute(1, 0),
+    "unsqueeze": x.unsqueeze(0), "squeeze": x.unsqueeze(0).squeeze(), "squeeze_dim": x.unsqueeze(0).squeeze(0),
+    "expand": x[0:1].expand(4, 3), "select": x[1], "slice": x[:, 1:], "narrow": x.narrow(1, 0, 2),
+    "addmm": torch.addmm(w[:, 0], x, w.t()), "cat": torch.cat([x, x]), "stack": torch.stack([x, x]),
+    "index_select": x.index_select(1, torch.tensor([2, 0])), "masked_fill": x.masked_fill(x > 0, 0.0),
+    "where": torch.where(x > 0, x, x * 2), "clone": x.clone(), "clamp": x.clamp(-1, 1), "maximum": torch.maximum(x, x),
+    "matmul_vec": x.matmul(x[0]), "dot": x[0].dot(x[1]), "mv": x.mv(x[0]), "bmm": torch.bmm(x[None], w.t()[None]),
+    "contiguous": x.t().contiguous(), "prod": x.prod(), "to_double": x.double(),
+}
+cases["node_names"] = {k: type(v.grad_fn).__name__ for k, v in names.items()}
+cases["accumulate_grad_name"] = x.sum().grad_fn.next_functions[0][0].name()
+
+# ---- error messages ------------------------------------------------------------------------------
+cases["leaf_inplace"] = error(lambda: ramp(3).add_(1))
+cases["view_of_leaf_inplace"] = error(lambda: ramp(3)[0:2].mul_(2))
+cases["implicit_scalar"] = error(lambda: (ramp(3) * 2).backward())
+cases["no_grad_fn"] = error(lambda: torch.ones(3).sum().backward())
+cases["int_requires_grad"] = error(lambda: torch.ones(3, dtype=torch.int64).requires_grad_())
+cases["nonleaf_requires_grad_false"] = error(lambda: (ramp(3) * 2).requires_grad_(False))
+cases["hook_without_grad"] = error(lambda: torch.ones(3).register_hook(lambda g: g))
+cases["retain_grad_without_grad"] = error(lambda: torch.ones(3).retain_grad())
+cases["gradient_shape_mismatch"] = error(lambda: (ramp(3) * 2).backward(torch.ones(2)))
+
+
+def second_backward():
+    y = ramp(3).exp().sum()
+    y.backward()
+    y.backward()
+
+
+cases["second_backward"] = error(second_backward)
+
+
+def sigmoid_modified():
+    y = ramp(3).sigmoid()
+    y.mul_(2)
+    y.sum().backward()
+
+
+cases["version_output"] = error(sigmoid_modified)
+
+
+def input_modified():
+    a = ramp(2, 2) * 1
+    b = a * a
+    a.add_(1)
+    b.sum().backward()
+
+
+cases["version_input"] = error(input_modified)
+
+
+def leaf_saved_modified_under_no_grad():
+    p = ramp(3)
+    y = (p * p).sum()
+    with torch.no_grad():
+        p.mul_(2)
+    y.backward()
+
+
+cases["version_leaf"] = error(leaf_saved_modified_under_no_grad)
+
+
+# a.mul_(w2) needs a's value from before the write for w2's gradient: PyTorch keeps a copy.
+a0 = ramp(3)
+a = a0 * 1
+w2 = ramp(3, scale=3.0)
+a.mul_(w2)
+a.div_(w2 + 2)
+a.sum().backward()
+cases["inplace_mul_div"] = {"grads": [values(a0.grad), values(w2.grad)]}
+
+# ---- gradients of composite graphs ----------------------------------------------------------------
+def grads(*ts):
+    return [values(t.grad) for t in ts]
+
+
+# x = x + 1 makes a new tensor (the name now points to it); x += 1 writes into the old one.
+a = ramp(3)
+b = a * 2
+b_ptr = b.data_ptr()
+b = b + 1
+c = a * 2
+c_ptr = c.data_ptr()
+c += 1
+cases["rebind_vs_inplace"] = {"rebind_same_storage": b.data_ptr() == b_ptr, "inplace_same_storage": c.data_ptr() == c_ptr,
+                              "inplace_name": type(c.grad_fn).__name__, "rebind_name": type(b.grad_fn).__name__}
+
+# the MLP of the lecture: tanh(x W1^T + b1) W2^T + b2, mean squared error
+xin = ramp(4, 3, scale=3.0, shift=2.0).detach()
+w1 = ramp(5, 3, scale=11.0, shift=0.7)
+b1 = ramp(5, scale=13.0, shift=0.2)
+w2 = ramp(2, 5, scale=9.0, shift=0.5)
+b2 = ramp(2, scale=4.0, shift=0.1)
+target = ramp(4, 2, scale=5.0, shift=0.9).detach()
+out = torch.tanh(xin.mm(w1.t()) + b1).mm(w2.t()) + b2
+loss = ((out - target) ** 2).mean()
+loss.backward()
+cases["mlp"] = {"loss": loss.item(), "grads": grads(w1, b1, w2, b2)}
+
+# cross entropy with log_softmax and index_select
+logits = ramp(3, 4, scale=2.0, shift=2.5)
+labels = torch.tensor([1, 3, 0])
+lp = logits.log_softmax(1)
+picked = torch.stack([lp[i].index_select(0, labels[i:i + 1]) for i in range(3)])
+ce = -picked.mean()
+ce.backward()
+cases["cross_entropy"] = {"loss": ce.item(), "grads": grads(logits)}
+
+# broadcasting: (3,1) * (1,4) + (4,), then a weighted sum
+p = ramp(3, 1)
+q = ramp(1, 4, scale=3.0)
+r = ramp(4, scale=2.0, shift=0.3)
+((p * q + r) * torch.arange(12.0).reshape(3, 4)).sum().backward()
+cases["broadcast"] = {"grads": grads(p, q, r)}
+
+# backward(gradient): the vector-Jacobian product of y = x^2 * [1, 2, 3]
+v = ramp(3)
+y = v * v * torch.tensor([1.0, 2.0, 3.0])
+y.backward(torch.tensor([1.0, 0.5, -1.0]))
+cases["vjp"] = {"grads": grads(v)}
+
+# in-place on a view of a non-leaf: CopySlices
+u = ramp(2, 3)
+m = u * 2
+m[0].mul_(3)
+m[:, 1].add_(m[:, 2])
+(m * m).sum().backward()
+cases["inplace_view"] = {"grads": grads(u), "base_name": type(m.grad_fn).__name__,
+                         "view_name": type(m[0].grad_fn).__name__}
+mm = u * 2
+vv = mm[0]
+vv.mul_(3)
+cases["inplace_view"]["modified_view_name"] = type(vv.grad_fn).__name__
+
+# reductions, softmax, logsumexp, max, where, masked_fill, cat, stack
+t = ramp(2, 4, scale=3.0)
+s1 = t.softmax(1)[:, 0].sum() + t.logsumexp(1).sum() * 0.5 + t.max(1)[0].sum() + t.max() * 2
+s2 = torch.where(t > 0, t * t, -t).sum() + t.masked_fill(t < -0.5, 3.0).pow(3).sum()
+s3 = (torch.cat([t, t * 2], 1) * torch.arange(16.0).reshape(2, 8)).sum() + torch.stack([t, t.exp()]).prod(0).sum()
+(s1 + s2 + s3).backward()
+cases["reductions"] = {"grads": grads(t)}
+
+# hooks: double the gradient of an intermediate; retain_grad sees the hooked gradient
+h = ramp(3)
+k = h * 3
+k.retain_grad()
+k.register_hook(lambda g: g * 2)
+(k * k).sum().backward()
+cases["hooks"] = {"grads": grads(h), "retained": values(k.grad)}
+
+# accumulation: two backward calls add up
+acc = ramp(3)
+(acc * acc).sum().backward()
+(acc * 3).sum().backward()
+cases["accumulate"] = {"grads": grads(acc)}
+
+# expand then transpose, then a view chain
+e = ramp(3)
+ee = e.expand(2, 3).t().reshape(6)
+(ee * torch.arange(6.0)).sum().backward()
+cases["expand_view"] = {"grads": grads(e)}
+
+# matmul broadcasting: (2, 3, 4) @ (4, 2)
+ma = ramp(2, 3, 4, scale=10.0)
+mb = ramp(4, 2, scale=3.0)
+(ma.matmul(mb) ** 2).sum().backward()
+cases["matmul_batched"] = {"grads": grads(ma, mb)}
+
+with open(OUT, "w") as f:
+    json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
+print("wrote", len(cases), "cases to", os.path.normpath(OUT))
