@@ -6,6 +6,7 @@
 #include <kindling/factory.hpp>
 #include <kindling/ops.hpp>
 
+#include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"
 
@@ -97,6 +98,15 @@ enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, 
 
 bool is_comparison(Bin op) { return op >= Bin::Eq; }
 
+using detail::autograd::differentiable;
+using detail::autograd::Op;
+
+// The autograd op of an arithmetic operator (comparisons are not differentiable).
+Op grad_op(Bin op) {
+  constexpr Op ops[] = {Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Pow, Op::Maximum, Op::Minimum};
+  return ops[static_cast<int>(op)];
+}
+
 template <class T>
 T int_pow(T base, T exp) {
   T result = 1;
@@ -171,13 +181,20 @@ void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, c
   visit_dtype(t, [&](auto tag) { binary_kernel<typename decltype(tag)::type>(op, out, a, b, alpha); });
 }
 
-Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType t = compute_dtype(op, a, b);
   const Shape shape = broadcast_shapes(a.sizes(), b.sizes());
   Tensor out = detail::empty_contiguous(shape, is_comparison(op) ? kBool : t);
   dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
   return out;
 }
+
+Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+  if (is_comparison(op)) return binary_kernel_only(op, a, b, alpha);
+  return differentiable(grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, {.alpha = alpha});
+}
+
+void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha);
 
 const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
   const ScalarType t = compute_dtype(op, self, other);
@@ -187,6 +204,12 @@ const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, co
   KINDLING_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", to_string(self.sizes()),
                  " doesn't match the broadcast shape ", to_string(shape));
   detail::check_no_internal_overlap(self);
+  detail::autograd::inplace(grad_op(op), self, {other}, [&] { binary_write(op, t, self, other, alpha); },
+                            {.alpha = alpha});
+  return self;
+}
+
+void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha) {
   if (t == self.dtype()) {
     Tensor rhs = other.to(t);
     // An operand that overlaps self in another layout would read values already overwritten.
@@ -195,9 +218,9 @@ const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, co
     dispatch_binary(op, t, self, self, rhs, alpha);
     self.bump_version();
   } else {
-    self.copy_(binary(op, self, other, alpha));
+    detail::copy(self, binary_kernel_only(op, self, other, alpha));
+    self.bump_version();
   }
-  return self;
 }
 
 // Floating math: integer inputs compute in the default dtype, as in PyTorch.
@@ -261,55 +284,63 @@ Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 Tensor neg(const Tensor& x) {
-  KINDLING_CHECK(x.dtype() != kBool,
-                 "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                 "to invert a mask, use the `~` or `logical_not()` operator instead.");
-  return unary_same(x, [](auto v) { return -v; });
+  return differentiable(Op::Neg, {x}, [&] {
+    KINDLING_CHECK(x.dtype() != kBool,
+                   "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                   "to invert a mask, use the `~` or `logical_not()` operator instead.");
+    return unary_same(x, [](auto v) { return -v; });
+  });
 }
 Tensor abs(const Tensor& x) {
-  return unary_same(x, [](auto v) {
-    if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>)
-      return v;
-    else
-      return v < 0 ? -v : v;
+  return differentiable(Op::Abs, {x}, [&] {
+    return unary_same(x, [](auto v) {
+      if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>)
+        return v;
+      else
+        return v < 0 ? -v : v;
+    });
   });
 }
 Tensor sign(const Tensor& x) {
-  return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); });
+  return differentiable(
+      Op::Sign, {x}, [&] { return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); }); });
 }
 Tensor exp(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::exp(v); });
+  return differentiable(Op::Exp, {x}, [&] { return unary_float(x, [](auto v) { return std::exp(v); }); });
 }
 Tensor log(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::log(v); });
+  return differentiable(Op::Log, {x}, [&] { return unary_float(x, [](auto v) { return std::log(v); }); });
 }
 Tensor log1p(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::log1p(v); });
+  return differentiable(Op::Log1p, {x}, [&] { return unary_float(x, [](auto v) { return std::log1p(v); }); });
 }
 Tensor sqrt(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::sqrt(v); });
+  return differentiable(Op::Sqrt, {x}, [&] { return unary_float(x, [](auto v) { return std::sqrt(v); }); });
 }
 Tensor rsqrt(const Tensor& x) {
-  return unary_float(x, [](auto v) { return 1 / std::sqrt(v); });
+  return differentiable(Op::Rsqrt, {x}, [&] { return unary_float(x, [](auto v) { return 1 / std::sqrt(v); }); });
 }
 Tensor sin(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::sin(v); });
+  return differentiable(Op::Sin, {x}, [&] { return unary_float(x, [](auto v) { return std::sin(v); }); });
 }
 Tensor cos(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::cos(v); });
+  return differentiable(Op::Cos, {x}, [&] { return unary_float(x, [](auto v) { return std::cos(v); }); });
 }
 Tensor tanh(const Tensor& x) {
-  return unary_float(x, [](auto v) { return std::tanh(v); });
+  return differentiable(Op::Tanh, {x}, [&] { return unary_float(x, [](auto v) { return std::tanh(v); }); });
 }
 Tensor sigmoid(const Tensor& x) {
-  return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); });
+  return differentiable(Op::Sigmoid, {x},
+                        [&] { return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); }); });
 }
 Tensor reciprocal(const Tensor& x) {
-  return unary_float(x, [](auto v) { return 1 / v; });
+  return differentiable(Op::Reciprocal, {x}, [&] { return unary_float(x, [](auto v) { return 1 / v; }); });
 }
 Tensor relu(const Tensor& x) {
-  KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
-  return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+  return differentiable(Op::Relu, {x}, [&] {
+    KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+    return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+  });
 }
 namespace {
 // Rounding functions: applied to floating values, the identity on integers.
@@ -325,21 +356,27 @@ Tensor rounding(const Tensor& x, F f) {
 }  // namespace
 
 Tensor floor(const Tensor& x) {
-  return rounding(x, [](auto v) { return std::floor(v); });
+  return differentiable(Op::Floor, {x}, [&] { return rounding(x, [](auto v) { return std::floor(v); }); });
 }
 Tensor ceil(const Tensor& x) {
-  return rounding(x, [](auto v) { return std::ceil(v); });
+  return differentiable(Op::Ceil, {x}, [&] { return rounding(x, [](auto v) { return std::ceil(v); }); });
 }
 Tensor round(const Tensor& x) {
-  return rounding(x, [](auto v) { return std::nearbyint(v); });  // half to even
+  return differentiable(Op::Round, {x}, [&] {
+    return rounding(x, [](auto v) { return std::nearbyint(v); });  // half to even
+  });
 }
 Tensor square(const Tensor& x) { return mul(x, x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  Tensor r = x;
-  if (min) r = maximum(r, wrap(*min));
-  if (max) r = minimum(r, wrap(*max));
-  return r;
+  return differentiable(Op::Clamp, {x},
+                        [&] {
+                          Tensor r = x;
+                          if (min) r = maximum(r, wrap(*min));
+                          if (max) r = minimum(r, wrap(*max));
+                          return r;
+                        },
+                        {.min = min, .max = max});
 }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(Bin::Eq, a, b); }

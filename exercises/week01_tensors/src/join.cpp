@@ -5,12 +5,57 @@
 #include <kindling/join.hpp>
 #include <kindling/ops.hpp>
 
+#include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"
 
 namespace kindling {
 
+using detail::autograd::differentiable;
+using detail::autograd::Op;
+
+namespace {
+// Records a list-taking op (cat, stack) when any input might require grad.
+template <class Compute>
+Tensor differentiable_list(Op op, const TensorList& inputs, std::int64_t dim, Compute&& compute) {
+  bool wanted = false;
+  for (const Tensor& t : inputs) wanted = wanted || detail::autograd::may_require_grad(t);
+  if (!wanted || !GradMode::is_enabled()) return compute();
+  Tensor out;
+  {
+    AutoGradMode off(false);
+    out = compute();
+  }
+  detail::autograd::record_list(op, out, inputs, {.dim = dim});
+  return out;
+}
+
+Tensor cat_impl(const TensorList& tensors, std::int64_t dim);
+Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b);
+Tensor index_select_impl(const Tensor& x, std::int64_t d, const Tensor& index);
+}  // namespace
+
 Tensor cat(const TensorList& tensors, std::int64_t dim) {
+  return differentiable_list(Op::Cat, tensors, dim, [&] { return cat_impl(tensors, dim); });
+}
+
+Tensor stack(const TensorList& tensors, std::int64_t dim) {
+  KINDLING_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
+  const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
+  return differentiable_list(Op::Stack, tensors, d, [&] {
+    TensorList parts;
+    for (std::size_t i = 0; i < tensors.size(); ++i) {
+      KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()),
+                     "stack expects each tensor to be equal size, but got ", to_string(tensors.front().sizes()),
+                     " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
+      parts.push_back(tensors[i].unsqueeze(d));
+    }
+    return cat_impl(parts, d);
+  });
+}
+
+namespace {
+Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
   KINDLING_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // Like PyTorch, 1-d empty tensors are skipped (a legacy rule that lets torch.cat start from torch.tensor([])).
   auto skipped = [](const Tensor& t) { return t.dim() == 1 && t.numel() == 0; };
@@ -45,19 +90,7 @@ Tensor cat(const TensorList& tensors, std::int64_t dim) {
   }
   return out;
 }
-
-Tensor stack(const TensorList& tensors, std::int64_t dim) {
-  KINDLING_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
-  const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
-  TensorList parts;
-  for (std::size_t i = 0; i < tensors.size(); ++i) {
-    KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()),
-                   "stack expects each tensor to be equal size, but got ", to_string(tensors.front().sizes()),
-                   " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
-    parts.push_back(tensors[i].unsqueeze(d));
-  }
-  return cat(parts, d);
-}
+}  // namespace
 
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
   KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
@@ -109,6 +142,11 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
                  "index_select(): Expected dtype int32 or int64 for index");
   const std::int64_t d = wrap_dim(dim, x.dim());
+  return differentiable(Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); }, {.dim = d, .aux = index});
+}
+
+namespace {
+Tensor index_select_impl(const Tensor& x, std::int64_t d, const Tensor& index) {
   const auto idx = index.to_vector<std::int64_t>();
   Shape shape = x.sizes().vec();
   if (x.dim() > 0) shape[d] = static_cast<std::int64_t>(idx.size());
@@ -124,6 +162,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   }
   return out;
 }
+}  // namespace
 
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
   KINDLING_CHECK(mask.dtype() == kBool, "masked_select: expected BoolTensor for mask");
@@ -163,22 +202,35 @@ void masked_fill_kernel(const Tensor& x, const Tensor& mask, const Scalar& value
 }  // namespace
 
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  masked_fill_kernel(x, mask, value);
-  x.bump_version();
+  detail::autograd::inplace(Op::MaskedFill, x, {},
+                            [&] {
+                              masked_fill_kernel(x, mask, value);
+                              x.bump_version();
+                            },
+                            {.alpha = value, .aux = mask});
   return x;
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
-  Tensor out = x.expand(shape).clone();
-  masked_fill_kernel(out, mask, value);
-  return out;
+  return differentiable(Op::MaskedFill, {x},
+                        [&] {
+                          const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
+                          Tensor out = x.expand(shape).clone();
+                          masked_fill_kernel(out, mask, value);
+                          return out;
+                        },
+                        {.alpha = value, .aux = mask});
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(condition.dtype() == kBool,
                  "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                  dtype_short_name(condition.dtype()));
+  return differentiable(Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, {.aux = condition});
+}
+
+namespace {
+Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   const ScalarType t = result_type(a, b);
   const Shape shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
   Tensor out = detail::empty_contiguous(shape, t);
@@ -195,6 +247,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   });
   return out;
 }
+}  // namespace
 
 Tensor repeat(const Tensor& x, IntArrayRef repeats) {
   KINDLING_CHECK(static_cast<std::int64_t>(repeats.size()) >= x.dim(),

@@ -8,6 +8,7 @@
 #include <kindling/linalg.hpp>
 #include <kindling/ops.hpp>
 
+#include "autograd_hooks.hpp"
 #include "internal.hpp"
 
 namespace kindling {
@@ -118,6 +119,12 @@ void check_mm(const Tensor& a, const Tensor& b) {
 
 }  // namespace
 
+using detail::autograd::differentiable;
+using detail::autograd::Op;
+namespace {
+Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
+}  // namespace
+
 Tensor dot(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(a.dim() == 1 && b.dim() == 1, "1D tensors expected, but got ", a.dim(), "D and ", b.dim(),
                  "D tensors");
@@ -126,7 +133,7 @@ Tensor dot(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(a.numel() == b.numel(), "inconsistent tensor size, expected tensor [", a.numel(), "] and src [",
                  b.numel(), "] to have the same number of elements, but got ", a.numel(), " and ", b.numel(),
                  " elements respectively");
-  return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(Shape{});
+  return differentiable(Op::Dot, {a, b}, [&] { return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(Shape{}); });
 }
 
 Tensor mv(const Tensor& mat, const Tensor& vec) {
@@ -134,23 +141,31 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
                  vec.dim());
   KINDLING_CHECK(mat.sizes()[1] == vec.sizes()[0], "size mismatch, got ", mat.sizes()[0], ", ", dims_of(mat), ",",
                  vec.sizes()[0]);
-  return mm(mat, vec.unsqueeze(1)).squeeze(1);
+  return differentiable(Op::Mv, {mat, vec}, [&] { return mm(mat, vec.unsqueeze(1)).squeeze(1); });
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_mm(a, b);
-  Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype());
-  if (a.sizes()[1] == 0) {
-    detail::fill(out, 0);
+  return differentiable(Op::Mm, {a, b}, [&] {
+    Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype());
+    if (a.sizes()[1] == 0) {
+      detail::fill(out, 0);
+      return out;
+    }
+    gemm(out, a, b, 1, false);
     return out;
-  }
-  gemm(out, a, b, 1, false);
-  return out;
+  });
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   check_mm(mat1, mat2);
   check_same_dtype(self, mat1, "self and mat1");
+  return differentiable(Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
+                        {.alpha = alpha, .beta = beta});
+}
+
+namespace {
+Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   const Shape shape{mat1.sizes()[0], mat2.sizes()[1]};
   Tensor out = detail::empty_contiguous(shape, mat1.dtype());
   if (beta.to<double>() == 0) {
@@ -167,6 +182,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   if (mat1.sizes()[1] > 0) gemm(out, mat1, mat2, alpha, true);
   return out;
 }
+}  // namespace
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(a.dim() == 3, "batch1 must be a 3D tensor");
@@ -176,13 +192,15 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                  "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k, "] but got: [",
                  b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_dtype(a, b, "batch1 and batch2");
-  Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
-  if (k == 0) {
-    detail::fill(out, 0);
+  return differentiable(Op::Bmm, {a, b}, [&] {
+    Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
+    if (k == 0) {
+      detail::fill(out, 0);
+      return out;
+    }
+    for (std::int64_t i = 0; i < batch; ++i) gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
     return out;
-  }
-  for (std::int64_t i = 0; i < batch; ++i) gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
-  return out;
+  });
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b) {

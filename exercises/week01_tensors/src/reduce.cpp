@@ -9,6 +9,7 @@
 #include <kindling/factory.hpp>
 #include <kindling/ops.hpp>
 
+#include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"
 
@@ -248,13 +249,28 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType>
 
 }  // namespace
 
-Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) { return sum_impl(x, {}, false, dtype); }
+using detail::autograd::differentiable;
+using detail::autograd::Op;
+namespace {
+Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim);
+}  // namespace
+
+Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
+  return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, {}, false, dtype); });
+}
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return sum_impl(x, dims, keepdim, dtype);
+  return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, dims, keepdim, dtype); },
+                        {.dims = dims.vec(), .keepdim = keepdim});
 }
 
 Tensor mean(const Tensor& x) { return mean(x, {}, false); }
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
+  return differentiable(Op::Mean, {x}, [&] { return mean_impl(x, dims, keepdim); },
+                        {.dims = dims.vec(), .keepdim = keepdim});
+}
+
+namespace {
+Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   KINDLING_CHECK(x.is_floating_point(),
                  "mean(): could not infer output dtype. Input dtype must be either a floating "
                  "point or complex dtype. Got: ",
@@ -272,17 +288,7 @@ Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return acc.to(x.dtype()).view(reduced_shape(x, mask, keepdim));
 }
 
-Tensor prod(const Tensor& x) {
-  const std::vector<bool> mask(static_cast<std::size_t>(x.dim()), true);
-  return visit_dtype(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
-    return acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()).view(Shape{});
-  });
-}
-
-Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
-  const Shape dims{dim};
+Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   const auto mask = reduced_mask(x, dims);
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -291,13 +297,40 @@ Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
   });
 }
 
-Tensor max(const Tensor& x) { return extreme_all(x, Red::Max, "max"); }
-Tensor min(const Tensor& x) { return extreme_all(x, Red::Min, "min"); }
+// max(dim)/min(dim): only the values are differentiable; the indices route the gradient.
+std::tuple<Tensor, Tensor> extreme_dim_recorded(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max) {
+  const bool record = detail::autograd::may_require_grad(x) && GradMode::is_enabled();
+  auto [values, indices] = [&] {
+    AutoGradMode off(false);
+    return extreme_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
+  }();
+  if (record)
+    detail::autograd::record(is_max ? Op::MaxDim : Op::MinDim, values, {x},
+                             {.dim = dim, .keepdim = keepdim, .aux = indices});
+  return {values, indices};
+}
+}  // namespace
+
+Tensor prod(const Tensor& x) {
+  return differentiable(Op::Prod, {x}, [&] { return prod_impl(x, {}, false); });
+}
+
+Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
+  return differentiable(Op::Prod, {x}, [&] { return prod_impl(x, Shape{dim}, keepdim); },
+                        {.dims = {dim}, .keepdim = keepdim});
+}
+
+Tensor max(const Tensor& x) {
+  return differentiable(Op::MaxAll, {x}, [&] { return extreme_all(x, Red::Max, "max"); });
+}
+Tensor min(const Tensor& x) {
+  return differentiable(Op::MinAll, {x}, [&] { return extreme_all(x, Red::Min, "min"); });
+}
 std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) {
-  return extreme_dim(x, dim, keepdim, true, "max");
+  return extreme_dim_recorded(x, dim, keepdim, true);
 }
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
-  return extreme_dim(x, dim, keepdim, false, "min");
+  return extreme_dim_recorded(x, dim, keepdim, false);
 }
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   if (!dim) return std::get<1>(extreme_dim(x.reshape({-1}), 0, false, true, "argmax"));
@@ -309,18 +342,26 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
-  const auto mask = reduced_mask(in, dims);
-  const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
-  Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
-  return r.view(reduced_shape(in, mask, keepdim));
+  return differentiable(Op::Logsumexp, {x},
+                        [&] {
+                          const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
+                          const auto mask = reduced_mask(in, dims);
+                          const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
+                          Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
+                          return r.view(reduced_shape(in, mask, keepdim));
+                        },
+                        {.dims = dims.vec(), .keepdim = keepdim});
 }
 
 Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl");
+  return differentiable(Op::Softmax, {x},
+                        [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
+                        {.dim = dim});
 }
 Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl");
+  return differentiable(Op::LogSoftmax, {x},
+                        [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
+                        {.dim = dim});
 }
 
 }  // namespace kindling

@@ -15,6 +15,7 @@
 #include <kindling/ops.hpp>
 #include <kindling/tensor.hpp>
 
+#include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"
 
@@ -73,15 +74,13 @@ Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(vo
 }
 
 // ---- Tensor -------------------------------------------------------------------------
-Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
-                    std::shared_ptr<VersionCounter> base_version) {
+Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = std::move(storage);
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->storage_offset = storage_offset;
   impl->dtype = dtype;
-  impl->base_version = std::move(base_version);
   return Tensor(std::move(impl));
 }
 
@@ -97,14 +96,11 @@ void* Tensor::data_ptr() const {
   return static_cast<char*>(storage().data()) + storage_offset() * static_cast<std::int64_t>(element_size());
 }
 
-std::shared_ptr<VersionCounter> Tensor::shared_version_counter() const {
-  if (impl().base_version) return impl().base_version;
-  return {impl_, &impl_->own_version};  // aliasing: shares ownership of this TensorImpl
-}
 std::uint32_t Tensor::version() const { return impl().version().version.load(std::memory_order_relaxed); }
 void Tensor::bump_version() const { impl().version().version.fetch_add(1, std::memory_order_relaxed); }
 
-Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> offset) const {
+Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> offset,
+                          std::source_location caller) const {
   KINDLING_CHECK(sizes.size() == strides.size(), "mismatch in length of strides and shape");
   check_sizes_nonnegative(sizes);
   const std::int64_t off = offset.value_or(storage_offset());
@@ -125,7 +121,12 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                    to_string(sizes), ", strides ", to_string(strides), ", storage offset ", off, ", and itemsize ", es,
                    " requiring a storage size of ", (last + 1) * es, " are out of bounds for storage of size ",
                    storage().nbytes());
-  return make(storage(), sizes.vec(), strides.vec(), off, dtype(), shared_version_counter());
+  Tensor view = make(storage(), sizes.vec(), strides.vec(), off, dtype());
+  TensorImpl& v = view.impl();
+  v.version_owner = impl().version_owner ? impl().version_owner : impl_;
+  v.view_base = impl().view_base ? impl().view_base : impl_;
+  if (detail::autograd::may_require_grad(*this)) detail::autograd::record_view(*this, view, caller);
+  return view;
 }
 
 Tensor Tensor::movedim(std::int64_t source, std::int64_t destination) const {
@@ -177,8 +178,10 @@ void fill(const Tensor& t, const Scalar& value) {
 }  // namespace detail
 
 const Tensor& Tensor::fill_(const Scalar& value) const {
-  detail::fill(*this, value);
-  bump_version();
+  detail::autograd::inplace(detail::autograd::Op::Fill, *this, {}, [&] {
+    detail::fill(*this, value);
+    bump_version();
+  });
   return *this;
 }
 
@@ -284,22 +287,28 @@ void detail::copy(const Tensor& dst, const Tensor& src) {
 }
 
 const Tensor& Tensor::copy_(const Tensor& src) const {
-  detail::copy(*this, src);
-  bump_version();
+  detail::autograd::inplace(detail::autograd::Op::Copy, *this, {src}, [&] {
+    detail::copy(*this, src);
+    bump_version();
+  });
   return *this;
 }
 
 Tensor Tensor::clone() const {
-  Tensor out = empty(sizes(), dtype());
-  detail::copy(out, *this);
-  return out;
+  return detail::autograd::differentiable(detail::autograd::Op::Clone, {*this}, [&] {
+    Tensor out = empty(sizes(), dtype());
+    detail::copy(out, *this);
+    return out;
+  });
 }
 
 Tensor Tensor::to(ScalarType t) const {
   if (t == dtype()) return *this;
-  Tensor out = empty(sizes(), t);
-  detail::copy(out, *this);
-  return out;
+  return detail::autograd::differentiable(detail::autograd::Op::ToCopy, {*this}, [&] {
+    Tensor out = empty(sizes(), t);
+    detail::copy(out, *this);
+    return out;
+  });
 }
 
 // Member conveniences forward to the free functions.

@@ -13,22 +13,60 @@ TEST(EngineNames, EveryNodeIsNamedAsInPyTorch) {
   const Tensor x = oracle_ramp({2, 3});
   const Tensor w = oracle_ramp({4, 3}, 5.0, 1.0);
   const std::map<std::string, Tensor> made = {
-      {"add", x + x}, {"add_scalar", x + 1}, {"sub", x - x}, {"mul", x * x}, {"mul_scalar", x * 2},
-      {"div", x / 2}, {"neg", -x}, {"pow_scalar", pow(x, 2)}, {"pow_tensor", pow(x, x)}, {"exp", exp(x)},
-      {"log", log(x)}, {"sigmoid", sigmoid(x)}, {"tanh", tanh(x)}, {"relu", relu(x)}, {"abs", abs(x)},
-      {"sqrt", sqrt(x)}, {"sum", x.sum()}, {"sum_dim", x.sum({1})}, {"mean", x.mean()}, {"mean_dim", x.mean({0})},
-      {"max", x.max()}, {"max_dim", std::get<0>(max(x, 1))}, {"softmax", softmax(x, 1)},
-      {"log_softmax", log_softmax(x, 1)}, {"logsumexp", logsumexp(x, {1})}, {"mm", x.mm(w.t())}, {"t", w.t()},
-      {"transpose", x.transpose(0, 1)}, {"view", x.view({6})}, {"reshape", x.reshape({3, 2})},
-      {"permute", x.permute({1, 0})}, {"unsqueeze", x.unsqueeze(0)}, {"squeeze", x.unsqueeze(0).squeeze()},
-      {"squeeze_dim", x.unsqueeze(0).squeeze(0)}, {"expand", x.slice(0, 0, 1).expand({4, 3})}, {"select", x[1]},
-      {"slice", x.slice(1, 1)}, {"narrow", x.narrow(1, 0, 2)}, {"addmm", addmm(w.select(1, 0), x, w.t())},
-      {"cat", cat({x, x})}, {"stack", stack({x, x})},
+      {"add", x + x},
+      {"add_scalar", x + 1},
+      {"sub", x - x},
+      {"mul", x * x},
+      {"mul_scalar", x * 2},
+      {"div", x / 2},
+      {"neg", -x},
+      {"pow_scalar", pow(x, 2)},
+      {"pow_tensor", pow(x, x)},
+      {"exp", exp(x)},
+      {"log", log(x)},
+      {"sigmoid", sigmoid(x)},
+      {"tanh", tanh(x)},
+      {"relu", relu(x)},
+      {"abs", abs(x)},
+      {"sqrt", sqrt(x)},
+      {"sum", x.sum()},
+      {"sum_dim", x.sum({1})},
+      {"mean", x.mean()},
+      {"mean_dim", x.mean({0})},
+      {"max", x.max()},
+      {"max_dim", std::get<0>(max(x, 1))},
+      {"softmax", softmax(x, 1)},
+      {"log_softmax", log_softmax(x, 1)},
+      {"logsumexp", logsumexp(x, {1})},
+      {"mm", x.mm(w.t())},
+      {"t", w.t()},
+      {"transpose", x.transpose(0, 1)},
+      {"view", x.view({6})},
+      {"reshape", x.reshape({3, 2})},
+      {"permute", x.permute({1, 0})},
+      {"unsqueeze", x.unsqueeze(0)},
+      {"squeeze", x.unsqueeze(0).squeeze()},
+      {"squeeze_dim", x.unsqueeze(0).squeeze(0)},
+      {"expand", x.slice(0, 0, 1).expand({4, 3})},
+      {"select", x[1]},
+      {"slice", x.slice(1, 1)},
+      {"narrow", x.narrow(1, 0, 2)},
+      {"addmm", addmm(w.select(1, 0), x, w.t())},
+      {"cat", cat({x, x})},
+      {"stack", stack({x, x})},
       {"index_select", index_select(x, 1, tensor(std::vector<std::int64_t>{2, 0}))},
-      {"masked_fill", masked_fill(x, gt(x, 0), 0.0)}, {"where", where(gt(x, 0), x, x * 2)}, {"clone", x.clone()},
-      {"clamp", clamp(x, -1, 1)}, {"maximum", maximum(x, x)}, {"matmul_vec", x.matmul(x[0])}, {"dot", dot(x[0], x[1])},
-      {"mv", mv(x, x[0])}, {"bmm", bmm(x.unsqueeze(0), w.t().unsqueeze(0))}, {"contiguous", x.t().contiguous()},
-      {"prod", prod(x)}, {"to_double", x.to(kFloat64)}};
+      {"masked_fill", masked_fill(x, gt(x, 0), 0.0)},
+      {"where", where(gt(x, 0), x, x * 2)},
+      {"clone", x.clone()},
+      {"clamp", clamp(x, -1, 1)},
+      {"maximum", maximum(x, x)},
+      {"matmul_vec", x.matmul(x[0])},
+      {"dot", dot(x[0], x[1])},
+      {"mv", mv(x, x[0])},
+      {"bmm", bmm(x.unsqueeze(0), w.t().unsqueeze(0))},
+      {"contiguous", x.t().contiguous()},
+      {"prod", prod(x)},
+      {"to_double", x.to(kFloat64)}};
   for (const auto& [name, t] : made) {
     ASSERT_TRUE(t.grad_fn()) << name;
     EXPECT_EQ(t.grad_fn()->name(), oracle_string("node_names", name)) << name;
@@ -89,8 +127,8 @@ TEST(EngineOracle, InPlaceMulAndDivKeepTheOriginalValue) {
 
 TEST(EngineOracle, ReductionsSoftmaxWhereCatStack) {
   Tensor t = oracle_ramp({2, 4}, 3.0);
-  Tensor s1 = softmax(t, 1).select(1, 0).sum() + logsumexp(t, {1}).sum() * 0.5 + std::get<0>(max(t, 1)).sum() +
-              t.max() * 2;
+  Tensor s1 =
+      softmax(t, 1).select(1, 0).sum() + logsumexp(t, {1}).sum() * 0.5 + std::get<0>(max(t, 1)).sum() + t.max() * 2;
   Tensor s2 = where(gt(t, 0), t * t, -t).sum() + pow(masked_fill(t, lt(t, -0.5), 3.0), 3).sum();
   Tensor s3 = (cat({t, t * 2}, 1) * arange(16, kFloat32).reshape({2, 8})).sum() + prod(stack({t, exp(t)}), 0).sum();
   (s1 + s2 + s3).backward();
@@ -170,9 +208,15 @@ TEST(EngineGradcheck, Elementwise) {
   check("pow_scalar", [](const TensorList& t) { return pow(t[0], 3); }, {a});
   check("maximum", [](const TensorList& t) { return maximum(t[0], t[1]); }, {a, b});
   check("minimum", [](const TensorList& t) { return minimum(t[0], t[1]); }, {a, b});
-  for (auto& [name, fn] : std::vector<std::pair<std::string, Tensor (*)(const Tensor&)>>{
-           {"neg", neg}, {"abs", abs}, {"exp", exp}, {"sin", sin}, {"cos", cos}, {"tanh", tanh},
-           {"sigmoid", sigmoid}, {"relu", relu}, {"square", square}})
+  for (auto& [name, fn] : std::vector<std::pair<std::string, Tensor (*)(const Tensor&)>>{{"neg", neg},
+                                                                                         {"abs", abs},
+                                                                                         {"exp", exp},
+                                                                                         {"sin", sin},
+                                                                                         {"cos", cos},
+                                                                                         {"tanh", tanh},
+                                                                                         {"sigmoid", sigmoid},
+                                                                                         {"relu", relu},
+                                                                                         {"square", square}})
     check(name, [fn](const TensorList& t) { return fn(t[0]); }, {a});
   for (auto& [name, fn] : std::vector<std::pair<std::string, Tensor (*)(const Tensor&)>>{
            {"log", log}, {"log1p", log1p}, {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"reciprocal", reciprocal}})
@@ -217,23 +261,35 @@ TEST(EngineGradcheck, MatrixProducts) {
 
 TEST(EngineGradcheck, ViewsJoinsAndIndexing) {
   Tensor a = dbl({3, 4}), b = dbl({3, 4}, 2.0);
-  check("views", [](const TensorList& t) {
-    return t[0].t().reshape({2, 6}).unsqueeze(1).squeeze().transpose(0, 1).narrow(0, 1, 4).select(1, 1); }, {a});
+  check("views",
+        [](const TensorList& t) {
+          return t[0].t().reshape({2, 6}).unsqueeze(1).squeeze().transpose(0, 1).narrow(0, 1, 4).select(1, 1);
+        },
+        {a});
   check("expand", [](const TensorList& t) { return t[0].slice(0, 0, 1).expand({5, 4}) * t[1].sum(); }, {a, b});
-  check("permute_slice", [](const TensorList& t) { return t[0].unsqueeze(2).permute({2, 1, 0}).slice(1, 1, 4, 2); },
+  check("permute_slice",
+        [](const TensorList& t) {
+          return t[0].unsqueeze(2).permute({2, 1, 0}).slice(1, 1, 4, 2);
+        },
         {a});
   check("cat", [](const TensorList& t) { return cat({t[0], t[1] * 2}, 1); }, {a, b});
   check("stack", [](const TensorList& t) { return stack({t[0], t[1]}, 1); }, {a, b});
-  check("index_select", [](const TensorList& t) {
-    return index_select(t[0], 1, tensor(std::vector<std::int64_t>{3, 0, 3})); }, {a});
+  check("index_select",
+        [](const TensorList& t) {
+          return index_select(t[0], 1, tensor(std::vector<std::int64_t>{3, 0, 3}));
+        },
+        {a});
   check("masked_fill", [](const TensorList& t) { return masked_fill(t[0], gt(t[1], 0), 2.0); }, {a, b});
   check("where", [](const TensorList& t) { return where(gt(t[0], 0), t[0], t[1]); }, {a, b});
   check("clone_to", [](const TensorList& t) { return t[0].clone().to(kFloat64); }, {a});
-  check("inplace_on_view", [](const TensorList& t) {
-    Tensor m = t[0] * 1;
-    m.select(0, 1).mul_(t[1].select(0, 1));
-    m.slice(1, 0, 2).add_(t[1].slice(1, 0, 2));
-    return m; }, {a, b});
+  check("inplace_on_view",
+        [](const TensorList& t) {
+          Tensor m = t[0] * 1;
+          m.select(0, 1).mul_(t[1].select(0, 1));
+          m.slice(1, 0, 2).add_(t[1].slice(1, 0, 2));
+          return m;
+        },
+        {a, b});
 }
 
 TEST(EngineGradcheck, MismatchNamesInputAndElement) {

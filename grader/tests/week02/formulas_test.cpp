@@ -24,8 +24,11 @@ TEST(week02_sum_to_size, ScalarTarget) {
 }
 
 TEST(week02_sum_to_size, NonExpandableShapeThrows) {
-  expect_error<Error>([] { autograd::sum_to_size(ones({4, 2, 3}), {3, 1}); },
-                      "size {[3, 1]} is not expandable to size {[4, 2, 3]}.");
+  expect_error<Error>(
+      [] {
+        autograd::sum_to_size(ones({4, 2, 3}), {3, 1});
+      },
+      "size {[3, 1]} is not expandable to size {[4, 2, 3]}.");
 }
 
 TEST(week02_sum_to_size, BroadcastGradientsMatchPyTorch) {

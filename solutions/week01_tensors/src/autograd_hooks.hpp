@@ -21,30 +21,72 @@ namespace kindling::detail::autograd {
 /// The differentiable operations, one per gradient formula.
 enum class Op : std::uint8_t {
   // binary elementwise (inputs: a, b)
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum,
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
   // unary elementwise (input: x)
-  Neg, Abs, Sign, Exp, Log, Log1p, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Floor, Ceil, Round,
-  Reciprocal, Clamp, Clone, ToCopy,
+  Neg,
+  Abs,
+  Sign,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Floor,
+  Ceil,
+  Round,
+  Reciprocal,
+  Clamp,
+  Clone,
+  ToCopy,
   // reductions (input: x)
-  Sum, Mean, Prod, MaxAll, MinAll, MaxDim, MinDim, Logsumexp, Softmax, LogSoftmax,
+  Sum,
+  Mean,
+  Prod,
+  MaxAll,
+  MinAll,
+  MaxDim,
+  MinDim,
+  Logsumexp,
+  Softmax,
+  LogSoftmax,
   // matrix products
-  Dot, Mv, Mm, Bmm, Addmm,
+  Dot,
+  Mv,
+  Mm,
+  Bmm,
+  Addmm,
   // joining and indexing
-  Cat, Stack, IndexSelect, MaskedFill, Where,
+  Cat,
+  Stack,
+  IndexSelect,
+  MaskedFill,
+  Where,
   // in-place writes with no other differentiable input
-  Fill, Copy,
+  Fill,
+  Copy,
 };
 
 /// The non-tensor arguments a formula needs; each op reads the fields it uses.
 struct OpArgs {
-  Scalar alpha = 1;                  ///< add/sub/addmm alpha, pow exponent (as Scalar), masked_fill value
-  Scalar beta = 1;                   ///< addmm beta
-  std::optional<Scalar> min, max;    ///< clamp bounds
-  Shape dims;                        ///< reduced dims (empty: all)
-  std::int64_t dim = 0;              ///< softmax/cat/stack/index_select/max(dim) dim
-  bool keepdim = false;              ///< reductions
-  bool scalar_exponent = false;      ///< pow with a Scalar exponent
-  Tensor aux;                        ///< index, mask, condition or argmax indices (saved, not differentiated)
+  Scalar alpha = 1;                ///< add/sub/addmm alpha, pow exponent (as Scalar), masked_fill value
+  Scalar beta = 1;                 ///< addmm beta
+  std::optional<Scalar> min, max;  ///< clamp bounds
+  Shape dims;                      ///< reduced dims (empty: all)
+  std::int64_t dim = 0;            ///< softmax/cat/stack/index_select/max(dim) dim
+  bool keepdim = false;            ///< reductions
+  bool scalar_exponent = false;    ///< pow with a Scalar exponent
+  Tensor aux;                      ///< index, mask, condition or argmax indices (saved, not differentiated)
 };
 
 /// Operands, passed without copying the handles (no reference-count traffic on the fast path).
@@ -56,6 +98,8 @@ inline bool may_require_grad(const Tensor& t) { return t.defined() && t.impl().a
 // ---- defined by week 2 ---------------------------------------------------------------
 /// Attaches a node for `op` to `out` if grad mode is on and an input requires grad.
 void record(Op op, const Tensor& out, TensorRefs inputs, OpArgs args);
+/// The name of t's grad_fn ("" for none), for printing.
+std::string grad_fn_name(const Tensor& t);
 /// record() for ops over a list of tensors (cat, stack).
 void record_list(Op op, const Tensor& out, const TensorList& inputs, OpArgs args);
 /// Records `view` as a view of `base` made by the function named in `caller`.

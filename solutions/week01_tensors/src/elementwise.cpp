@@ -191,8 +191,7 @@ Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar
 
 Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   if (is_comparison(op)) return binary_kernel_only(op, a, b, alpha);
-  return differentiable(
-      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, {.alpha = alpha});
+  return differentiable(grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, {.alpha = alpha});
 }
 
 void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha);
@@ -205,8 +204,8 @@ const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, co
   KINDLING_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", to_string(self.sizes()),
                  " doesn't match the broadcast shape ", to_string(shape));
   detail::check_no_internal_overlap(self);
-  detail::autograd::inplace(
-      grad_op(op), self, {other}, [&] { binary_write(op, t, self, other, alpha); }, {.alpha = alpha});
+  detail::autograd::inplace(grad_op(op), self, {other}, [&] { binary_write(op, t, self, other, alpha); },
+                            {.alpha = alpha});
   return self;
 }
 
@@ -303,59 +302,39 @@ Tensor abs(const Tensor& x) {
   });
 }
 Tensor sign(const Tensor& x) {
-  return differentiable(Op::Sign, {x}, [&] {
-    return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); });
-  });
+  return differentiable(
+      Op::Sign, {x}, [&] { return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); }); });
 }
 Tensor exp(const Tensor& x) {
-  return differentiable(Op::Exp, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::exp(v); });
-  });
+  return differentiable(Op::Exp, {x}, [&] { return unary_float(x, [](auto v) { return std::exp(v); }); });
 }
 Tensor log(const Tensor& x) {
-  return differentiable(Op::Log, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::log(v); });
-  });
+  return differentiable(Op::Log, {x}, [&] { return unary_float(x, [](auto v) { return std::log(v); }); });
 }
 Tensor log1p(const Tensor& x) {
-  return differentiable(Op::Log1p, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::log1p(v); });
-  });
+  return differentiable(Op::Log1p, {x}, [&] { return unary_float(x, [](auto v) { return std::log1p(v); }); });
 }
 Tensor sqrt(const Tensor& x) {
-  return differentiable(Op::Sqrt, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::sqrt(v); });
-  });
+  return differentiable(Op::Sqrt, {x}, [&] { return unary_float(x, [](auto v) { return std::sqrt(v); }); });
 }
 Tensor rsqrt(const Tensor& x) {
-  return differentiable(Op::Rsqrt, {x}, [&] {
-    return unary_float(x, [](auto v) { return 1 / std::sqrt(v); });
-  });
+  return differentiable(Op::Rsqrt, {x}, [&] { return unary_float(x, [](auto v) { return 1 / std::sqrt(v); }); });
 }
 Tensor sin(const Tensor& x) {
-  return differentiable(Op::Sin, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::sin(v); });
-  });
+  return differentiable(Op::Sin, {x}, [&] { return unary_float(x, [](auto v) { return std::sin(v); }); });
 }
 Tensor cos(const Tensor& x) {
-  return differentiable(Op::Cos, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::cos(v); });
-  });
+  return differentiable(Op::Cos, {x}, [&] { return unary_float(x, [](auto v) { return std::cos(v); }); });
 }
 Tensor tanh(const Tensor& x) {
-  return differentiable(Op::Tanh, {x}, [&] {
-    return unary_float(x, [](auto v) { return std::tanh(v); });
-  });
+  return differentiable(Op::Tanh, {x}, [&] { return unary_float(x, [](auto v) { return std::tanh(v); }); });
 }
 Tensor sigmoid(const Tensor& x) {
-  return differentiable(Op::Sigmoid, {x}, [&] {
-    return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); });
-  });
+  return differentiable(Op::Sigmoid, {x},
+                        [&] { return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); }); });
 }
 Tensor reciprocal(const Tensor& x) {
-  return differentiable(Op::Reciprocal, {x}, [&] {
-    return unary_float(x, [](auto v) { return 1 / v; });
-  });
+  return differentiable(Op::Reciprocal, {x}, [&] { return unary_float(x, [](auto v) { return 1 / v; }); });
 }
 Tensor relu(const Tensor& x) {
   return differentiable(Op::Relu, {x}, [&] {
@@ -377,14 +356,10 @@ Tensor rounding(const Tensor& x, F f) {
 }  // namespace
 
 Tensor floor(const Tensor& x) {
-  return differentiable(Op::Floor, {x}, [&] {
-    return rounding(x, [](auto v) { return std::floor(v); });
-  });
+  return differentiable(Op::Floor, {x}, [&] { return rounding(x, [](auto v) { return std::floor(v); }); });
 }
 Tensor ceil(const Tensor& x) {
-  return differentiable(Op::Ceil, {x}, [&] {
-    return rounding(x, [](auto v) { return std::ceil(v); });
-  });
+  return differentiable(Op::Ceil, {x}, [&] { return rounding(x, [](auto v) { return std::ceil(v); }); });
 }
 Tensor round(const Tensor& x) {
   return differentiable(Op::Round, {x}, [&] {
@@ -394,15 +369,14 @@ Tensor round(const Tensor& x) {
 Tensor square(const Tensor& x) { return mul(x, x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  return differentiable(
-      Op::Clamp, {x},
-      [&] {
-        Tensor r = x;
-        if (min) r = maximum(r, wrap(*min));
-        if (max) r = minimum(r, wrap(*max));
-        return r;
-      },
-      {.min = min, .max = max});
+  return differentiable(Op::Clamp, {x},
+                        [&] {
+                          Tensor r = x;
+                          if (min) r = maximum(r, wrap(*min));
+                          if (max) r = minimum(r, wrap(*max));
+                          return r;
+                        },
+                        {.min = min, .max = max});
 }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(Bin::Eq, a, b); }

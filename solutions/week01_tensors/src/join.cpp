@@ -142,8 +142,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
                  "index_select(): Expected dtype int32 or int64 for index");
   const std::int64_t d = wrap_dim(dim, x.dim());
-  return differentiable(
-      Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); }, {.dim = d, .aux = index});
+  return differentiable(Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); }, {.dim = d, .aux = index});
 }
 
 namespace {
@@ -203,34 +202,31 @@ void masked_fill_kernel(const Tensor& x, const Tensor& mask, const Scalar& value
 }  // namespace
 
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  detail::autograd::inplace(
-      Op::MaskedFill, x, {},
-      [&] {
-        masked_fill_kernel(x, mask, value);
-        x.bump_version();
-      },
-      {.alpha = value, .aux = mask});
+  detail::autograd::inplace(Op::MaskedFill, x, {},
+                            [&] {
+                              masked_fill_kernel(x, mask, value);
+                              x.bump_version();
+                            },
+                            {.alpha = value, .aux = mask});
   return x;
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  return differentiable(
-      Op::MaskedFill, {x},
-      [&] {
-        const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
-        Tensor out = x.expand(shape).clone();
-        masked_fill_kernel(out, mask, value);
-        return out;
-      },
-      {.alpha = value, .aux = mask});
+  return differentiable(Op::MaskedFill, {x},
+                        [&] {
+                          const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
+                          Tensor out = x.expand(shape).clone();
+                          masked_fill_kernel(out, mask, value);
+                          return out;
+                        },
+                        {.alpha = value, .aux = mask});
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(condition.dtype() == kBool,
                  "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                  dtype_short_name(condition.dtype()));
-  return differentiable(
-      Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, {.aux = condition});
+  return differentiable(Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, {.aux = condition});
 }
 
 namespace {

@@ -160,14 +160,12 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   check_mm(mat1, mat2);
   check_same_dtype(self, mat1, "self and mat1");
-  return differentiable(
-      Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
-      {.alpha = alpha, .beta = beta});
+  return differentiable(Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
+                        {.alpha = alpha, .beta = beta});
 }
 
 namespace {
-Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta,
-                  const Scalar& alpha) {
+Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   const Shape shape{mat1.sizes()[0], mat2.sizes()[1]};
   Tensor out = detail::empty_contiguous(shape, mat1.dtype());
   if (beta.to<double>() == 0) {

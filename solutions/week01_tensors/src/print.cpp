@@ -11,6 +11,8 @@
 #include <kindling/join.hpp>
 #include <kindling/ops.hpp>
 
+#include "autograd_hooks.hpp"
+
 namespace kindling {
 namespace {
 
@@ -178,6 +180,12 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
     body = tensor_str(t, indent, summarize, f);
     if (t.dtype() != kDefaultDtype && t.dtype() != kInt64 && t.dtype() != kBool)
       suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
+  }
+  if (t.impl().autograd) {  // week 2's state: the producing node, or a marked leaf
+    if (const std::string fn = detail::autograd::grad_fn_name(t); !fn.empty())
+      suffixes.push_back("grad_fn=<" + fn + ">");
+    else if (t.requires_grad())
+      suffixes.push_back("requires_grad=True");
   }
   std::string s = prefix + body;
   // Python: len(s) - s.rfind('\n') + 1, where rfind gives -1 when there is no newline.

@@ -259,14 +259,14 @@ Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
   return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, {}, false, dtype); });
 }
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return differentiable(
-      Op::Sum, {x}, [&] { return sum_impl(x, dims, keepdim, dtype); }, {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, dims, keepdim, dtype); },
+                        {.dims = dims.vec(), .keepdim = keepdim});
 }
 
 Tensor mean(const Tensor& x) { return mean(x, {}, false); }
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return differentiable(
-      Op::Mean, {x}, [&] { return mean_impl(x, dims, keepdim); }, {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(Op::Mean, {x}, [&] { return mean_impl(x, dims, keepdim); },
+                        {.dims = dims.vec(), .keepdim = keepdim});
 }
 
 namespace {
@@ -316,8 +316,8 @@ Tensor prod(const Tensor& x) {
 }
 
 Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
-  return differentiable(
-      Op::Prod, {x}, [&] { return prod_impl(x, Shape{dim}, keepdim); }, {.dims = {dim}, .keepdim = keepdim});
+  return differentiable(Op::Prod, {x}, [&] { return prod_impl(x, Shape{dim}, keepdim); },
+                        {.dims = {dim}, .keepdim = keepdim});
 }
 
 Tensor max(const Tensor& x) {
@@ -342,27 +342,26 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return differentiable(
-      Op::Logsumexp, {x},
-      [&] {
-        const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
-        const auto mask = reduced_mask(in, dims);
-        const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
-        Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
-        return r.view(reduced_shape(in, mask, keepdim));
-      },
-      {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(Op::Logsumexp, {x},
+                        [&] {
+                          const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
+                          const auto mask = reduced_mask(in, dims);
+                          const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
+                          Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
+                          return r.view(reduced_shape(in, mask, keepdim));
+                        },
+                        {.dims = dims.vec(), .keepdim = keepdim});
 }
 
 Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return differentiable(
-      Op::Softmax, {x}, [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
-      {.dim = dim});
+  return differentiable(Op::Softmax, {x},
+                        [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
+                        {.dim = dim});
 }
 Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return differentiable(
-      Op::LogSoftmax, {x}, [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
-      {.dim = dim});
+  return differentiable(Op::LogSoftmax, {x},
+                        [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
+                        {.dim = dim});
 }
 
 }  // namespace kindling

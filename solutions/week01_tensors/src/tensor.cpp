@@ -15,8 +15,8 @@
 #include <kindling/ops.hpp>
 #include <kindling/tensor.hpp>
 
-#include "internal.hpp"
 #include "autograd_hooks.hpp"
+#include "internal.hpp"
 #include "loop.hpp"
 
 namespace kindling {

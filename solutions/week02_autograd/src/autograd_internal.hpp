@@ -61,7 +61,7 @@ class OpNode final : public Node {
 
  private:
   Op op_;
-  OpArgs args_;  // aux moved into saved_
+  OpArgs args_;      // aux moved into saved_
   Shape cat_sizes_;  // cat/stack: each input's size along dim
   bool wrapped_exponent_ = false;
   bool all_dims_ = true;

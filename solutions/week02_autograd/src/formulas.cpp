@@ -18,17 +18,22 @@ constexpr std::uint8_t kA = 1 << OpNode::kIn0, kB = 1 << OpNode::kIn1, kC = 1 <<
 // What the formula for input `i` of `op` reads.
 std::uint8_t needs(Op op, std::size_t i) {
   switch (op) {
-    case Op::Mul: return i == 0 ? kB : kA;
-    case Op::Div: return i == 0 ? kB : kA | kB;
-    case Op::Pow: return i == 0 ? kA | kB : kA | kB | kOutput;
+    case Op::Mul:
+      return i == 0 ? kB : kA;
+    case Op::Div:
+      return i == 0 ? kB : kA | kB;
+    case Op::Pow:
+      return i == 0 ? kA | kB : kA | kB | kOutput;
     case Op::Maximum:
-    case Op::Minimum: return kA | kB;
+    case Op::Minimum:
+      return kA | kB;
     case Op::Abs:
     case Op::Log:
     case Op::Log1p:
     case Op::Sin:
     case Op::Cos:
-    case Op::Clamp: return kA;
+    case Op::Clamp:
+      return kA;
     case Op::Exp:
     case Op::Sqrt:
     case Op::Rsqrt:
@@ -37,76 +42,131 @@ std::uint8_t needs(Op op, std::size_t i) {
     case Op::Relu:
     case Op::Reciprocal:
     case Op::Softmax:
-    case Op::LogSoftmax: return kOutput;
+    case Op::LogSoftmax:
+      return kOutput;
     case Op::Prod:
     case Op::MaxAll:
     case Op::MinAll:
-    case Op::Logsumexp: return kA | kOutput;
+    case Op::Logsumexp:
+      return kA | kOutput;
     case Op::MaxDim:
     case Op::MinDim:
     case Op::IndexSelect:
     case Op::MaskedFill:
-    case Op::Where: return kAuxiliary;
+    case Op::Where:
+      return kAuxiliary;
     case Op::Dot:
     case Op::Mv:
     case Op::Mm:
-    case Op::Bmm: return i == 0 ? kB : kA;
-    case Op::Addmm: return i == 0 ? 0 : i == 1 ? kC : kB;
-    default: return 0;
+    case Op::Bmm:
+      return i == 0 ? kB : kA;
+    case Op::Addmm:
+      return i == 0 ? 0 : i == 1 ? kC : kB;
+    default:
+      return 0;
   }
 }
 
 const char* base_name(Op op) {
   switch (op) {
-    case Op::Add: return "AddBackward0";
-    case Op::Sub: return "SubBackward0";
-    case Op::Mul: return "MulBackward0";
-    case Op::Div: return "DivBackward0";
-    case Op::Pow: return "PowBackward";
-    case Op::Maximum: return "MaximumBackward0";
-    case Op::Minimum: return "MinimumBackward0";
-    case Op::Neg: return "NegBackward0";
-    case Op::Abs: return "AbsBackward0";
-    case Op::Sign: return "SignBackward0";
-    case Op::Exp: return "ExpBackward0";
-    case Op::Log: return "LogBackward0";
-    case Op::Log1p: return "Log1PBackward0";
-    case Op::Sqrt: return "SqrtBackward0";
-    case Op::Rsqrt: return "RsqrtBackward0";
-    case Op::Sin: return "SinBackward0";
-    case Op::Cos: return "CosBackward0";
-    case Op::Tanh: return "TanhBackward0";
-    case Op::Sigmoid: return "SigmoidBackward0";
-    case Op::Relu: return "ReluBackward0";
-    case Op::Floor: return "FloorBackward0";
-    case Op::Ceil: return "CeilBackward0";
-    case Op::Round: return "RoundBackward0";
-    case Op::Reciprocal: return "ReciprocalBackward0";
-    case Op::Clamp: return "ClampBackward1";
-    case Op::Clone: return "CloneBackward0";
-    case Op::ToCopy: return "ToCopyBackward0";
-    case Op::Sum: return "SumBackward";
-    case Op::Mean: return "MeanBackward";
-    case Op::Prod: return "ProdBackward";
-    case Op::MaxAll: return "MaxBackward1";
-    case Op::MinAll: return "MinBackward1";
-    case Op::MaxDim: return "MaxBackward0";
-    case Op::MinDim: return "MinBackward0";
-    case Op::Logsumexp: return "LogsumexpBackward0";
-    case Op::Softmax: return "SoftmaxBackward0";
-    case Op::LogSoftmax: return "LogSoftmaxBackward0";
-    case Op::Dot: return "DotBackward0";
-    case Op::Mv: return "MvBackward0";
-    case Op::Mm: return "MmBackward0";
-    case Op::Bmm: return "BmmBackward0";
-    case Op::Addmm: return "AddmmBackward0";
-    case Op::Cat: return "CatBackward0";
-    case Op::Stack: return "StackBackward0";
-    case Op::IndexSelect: return "IndexSelectBackward0";
-    case Op::MaskedFill: return "MaskedFillBackward0";
-    case Op::Where: return "WhereBackward0";
-    case Op::Fill: return "FillBackward0";
-    case Op::Copy: return "CopyBackwards";
+    case Op::Add:
+      return "AddBackward0";
+    case Op::Sub:
+      return "SubBackward0";
+    case Op::Mul:
+      return "MulBackward0";
+    case Op::Div:
+      return "DivBackward0";
+    case Op::Pow:
+      return "PowBackward";
+    case Op::Maximum:
+      return "MaximumBackward0";
+    case Op::Minimum:
+      return "MinimumBackward0";
+    case Op::Neg:
+      return "NegBackward0";
+    case Op::Abs:
+      return "AbsBackward0";
+    case Op::Sign:
+      return "SignBackward0";
+    case Op::Exp:
+      return "ExpBackward0";
+    case Op::Log:
+      return "LogBackward0";
+    case Op::Log1p:
+      return "Log1PBackward0";
+    case Op::Sqrt:
+      return "SqrtBackward0";
+    case Op::Rsqrt:
+      return "RsqrtBackward0";
+    case Op::Sin:
+      return "SinBackward0";
+    case Op::Cos:
+      return "CosBackward0";
+    case Op::Tanh:
+      return "TanhBackward0";
+    case Op::Sigmoid:
+      return "SigmoidBackward0";
+    case Op::Relu:
+      return "ReluBackward0";
+    case Op::Floor:
+      return "FloorBackward0";
+    case Op::Ceil:
+      return "CeilBackward0";
+    case Op::Round:
+      return "RoundBackward0";
+    case Op::Reciprocal:
+      return "ReciprocalBackward0";
+    case Op::Clamp:
+      return "ClampBackward1";
+    case Op::Clone:
+      return "CloneBackward0";
+    case Op::ToCopy:
+      return "ToCopyBackward0";
+    case Op::Sum:
+      return "SumBackward";
+    case Op::Mean:
+      return "MeanBackward";
+    case Op::Prod:
+      return "ProdBackward";
+    case Op::MaxAll:
+      return "MaxBackward1";
+    case Op::MinAll:
+      return "MinBackward1";
+    case Op::MaxDim:
+      return "MaxBackward0";
+    case Op::MinDim:
+      return "MinBackward0";
+    case Op::Logsumexp:
+      return "LogsumexpBackward0";
+    case Op::Softmax:
+      return "SoftmaxBackward0";
+    case Op::LogSoftmax:
+      return "LogSoftmaxBackward0";
+    case Op::Dot:
+      return "DotBackward0";
+    case Op::Mv:
+      return "MvBackward0";
+    case Op::Mm:
+      return "MmBackward0";
+    case Op::Bmm:
+      return "BmmBackward0";
+    case Op::Addmm:
+      return "AddmmBackward0";
+    case Op::Cat:
+      return "CatBackward0";
+    case Op::Stack:
+      return "StackBackward0";
+    case Op::IndexSelect:
+      return "IndexSelectBackward0";
+    case Op::MaskedFill:
+      return "MaskedFillBackward0";
+    case Op::Where:
+      return "WhereBackward0";
+    case Op::Fill:
+      return "FillBackward0";
+    case Op::Copy:
+      return "CopyBackwards";
   }
   return "UnknownBackward";
 }
@@ -228,7 +288,10 @@ OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& input
   }
   if (op == Op::Cat || op == Op::Stack)
     for (const Tensor* t : inputs)
-      cat_sizes_.push_back(op == Op::Stack ? 1 : t->dim() == 1 && t->numel() == 0 ? 0 : t->sizes()[static_cast<std::size_t>(wrap_dim(args_.dim, t->dim()))]);
+      cat_sizes_.push_back(op == Op::Stack ? 1
+                           : t->dim() == 1 && t->numel() == 0
+                               ? 0
+                               : t->sizes()[static_cast<std::size_t>(wrap_dim(args_.dim, t->dim()))]);
   wrapped_exponent_ = op == Op::Pow && inputs.size() > 1 && inputs[1]->impl().is_wrapped_number;
   all_dims_ = args_.dims.empty();
   set_output(out);
@@ -262,8 +325,10 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
   const Tensor& aux = s[OpNode::kAux];
   auto need = [&](std::size_t i) { return node.needs_input_grad(i); };
   switch (op) {
-    case Op::Add: return {grad, need(1) ? grad * args.alpha : Tensor()};
-    case Op::Sub: return {grad, need(1) ? grad * -args.alpha.to<double>() : Tensor()};
+    case Op::Add:
+      return {grad, need(1) ? grad * args.alpha : Tensor()};
+    case Op::Sub:
+      return {grad, need(1) ? grad * -args.alpha.to<double>() : Tensor()};
     case Op::Mul: {
       auto r = mul_backward(grad, a, b);
       return {r[0], r[1]};
@@ -284,23 +349,37 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       const Tensor b_wins = op == Op::Maximum ? lt(a, b) : gt(a, b);
       return {masked_fill(half, b_wins, 0), masked_fill(half, a_wins, 0)};
     }
-    case Op::Neg: return {-grad};
-    case Op::Abs: return {grad * sign(a)};
+    case Op::Neg:
+      return {-grad};
+    case Op::Abs:
+      return {grad * sign(a)};
     case Op::Sign:
     case Op::Floor:
     case Op::Ceil:
-    case Op::Round: return {zeros_like(grad)};
-    case Op::Exp: return {grad * out};
-    case Op::Log: return {grad / a};
-    case Op::Log1p: return {grad / (a + 1)};
-    case Op::Sqrt: return {grad / (2 * out)};
-    case Op::Rsqrt: return {-0.5 * grad * out * out * out};
-    case Op::Sin: return {grad * cos(a)};
-    case Op::Cos: return {-grad * sin(a)};
-    case Op::Tanh: return {grad * (1 - out * out)};
-    case Op::Sigmoid: return {grad * out * (1 - out)};
-    case Op::Relu: return {where(gt(out, 0), grad, zeros_like(grad))};
-    case Op::Reciprocal: return {-grad * out * out};
+    case Op::Round:
+      return {zeros_like(grad)};
+    case Op::Exp:
+      return {grad * out};
+    case Op::Log:
+      return {grad / a};
+    case Op::Log1p:
+      return {grad / (a + 1)};
+    case Op::Sqrt:
+      return {grad / (2 * out)};
+    case Op::Rsqrt:
+      return {-0.5 * grad * out * out * out};
+    case Op::Sin:
+      return {grad * cos(a)};
+    case Op::Cos:
+      return {-grad * sin(a)};
+    case Op::Tanh:
+      return {grad * (1 - out * out)};
+    case Op::Sigmoid:
+      return {grad * out * (1 - out)};
+    case Op::Relu:
+      return {where(gt(out, 0), grad, zeros_like(grad))};
+    case Op::Reciprocal:
+      return {-grad * out * out};
     case Op::Clamp: {
       Tensor g = grad;
       if (args.min) g = where(ge(a, *args.min), g, zeros_like(g));
@@ -308,7 +387,8 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       return {g};
     }
     case Op::Clone:
-    case Op::ToCopy: return {grad};
+    case Op::ToCopy:
+      return {grad};
     case Op::Sum:
       return {unsqueeze_reduced(grad, input_sizes(node, 0), args.dims, args.keepdim).expand(input_sizes(node, 0))};
     case Op::Mean: {
@@ -316,9 +396,11 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       const std::int64_t count = numel_of(sizes) / std::max<std::int64_t>(1, numel_of(node.output_sizes()));
       return {unsqueeze_reduced(grad / static_cast<double>(count), sizes, args.dims, args.keepdim).expand(sizes)};
     }
-    case Op::Prod: return {prod_backward(grad, a, args.dims, args.keepdim)};
+    case Op::Prod:
+      return {prod_backward(grad, a, args.dims, args.keepdim)};
     case Op::MaxAll:
-    case Op::MinAll: return {evenly_distribute(grad, a, out)};
+    case Op::MinAll:
+      return {evenly_distribute(grad, a, out)};
     case Op::MaxDim:
     case Op::MinDim: {
       const IntArrayRef sizes = input_sizes(node, 0);
@@ -333,9 +415,12 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       const Tensor r = unsqueeze_reduced(out, a.sizes(), dims, args.keepdim);
       return {g * exp(a - r)};
     }
-    case Op::Softmax: return {out * (grad - sum(grad * out, {args.dim}, true))};
-    case Op::LogSoftmax: return {grad - exp(out) * sum(grad, {args.dim}, true)};
-    case Op::Dot: return {need(0) ? grad * b : Tensor(), need(1) ? grad * a : Tensor()};
+    case Op::Softmax:
+      return {out * (grad - sum(grad * out, {args.dim}, true))};
+    case Op::LogSoftmax:
+      return {grad - exp(out) * sum(grad, {args.dim}, true)};
+    case Op::Dot:
+      return {need(0) ? grad * b : Tensor(), need(1) ? grad * a : Tensor()};
     case Op::Mv:
       return {need(0) ? grad.unsqueeze(1) * b.unsqueeze(0) : Tensor(), need(1) ? mv(a.t(), grad) : Tensor()};
     case Op::Mm: {
@@ -361,19 +446,23 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
           continue;
         }
         out_grads.push_back(need(i) ? grad.narrow(d, offset, cat_sizes[i]) : Tensor());
-        if (need(i) && cat_sizes[i] == 0 && input_sizes(node, i).size() == 1) out_grads.back() = zeros({0}, grad.dtype());
+        if (need(i) && cat_sizes[i] == 0 && input_sizes(node, i).size() == 1)
+          out_grads.back() = zeros({0}, grad.dtype());
         offset += cat_sizes[i];
       }
       return out_grads;
     }
     case Op::IndexSelect:
       return {scatter_along(grad, args.dim, aux, input_sizes(node, 0), true)};
-    case Op::MaskedFill: return {masked_fill(grad, aux, 0)};
+    case Op::MaskedFill:
+      return {masked_fill(grad, aux, 0)};
     case Op::Where:
       return {need(0) ? where(aux, grad, zeros_like(grad)) : Tensor(),
               need(1) ? where(aux, zeros_like(grad), grad) : Tensor()};
-    case Op::Fill: return {zeros_like(grad)};
-    case Op::Copy: return {zeros_like(grad), grad};
+    case Op::Fill:
+      return {zeros_like(grad)};
+    case Op::Copy:
+      return {zeros_like(grad), grad};
   }
   KINDLING_CHECK(false, "no backward formula for ", node.name());
   return {};

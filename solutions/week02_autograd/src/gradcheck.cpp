@@ -24,7 +24,8 @@ bool gradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorLi
     for (std::int64_t k = 0; k < n_in; ++k) {
       Tensor elem = data;  // element k in row-major order, as a 0-d view (x may be non-contiguous)
       for (std::int64_t d = 0, rest = k; d < x.dim(); ++d) {
-        const std::int64_t inner = numel_of(IntArrayRef(x.sizes().data() + d + 1, static_cast<std::size_t>(x.dim() - d - 1)));
+        const std::int64_t inner =
+            numel_of(IntArrayRef(x.sizes().data() + d + 1, static_cast<std::size_t>(x.dim() - d - 1)));
         elem = elem.select(0, rest / inner);
         rest %= inner;
       }

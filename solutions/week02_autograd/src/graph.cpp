@@ -196,8 +196,7 @@ const Tensor& Tensor::requires_grad_(bool requires_grad) const {
     KINDLING_CHECK(requires_grad,
                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  KINDLING_CHECK(!requires_grad || is_floating_point(),
-                 "only Tensors of floating point dtype can require gradients");
+  KINDLING_CHECK(!requires_grad || is_floating_point(), "only Tensors of floating point dtype can require gradients");
   if (requires_grad || meta_if(*this)) meta_of(*this).requires_grad = requires_grad;
   return *this;
 }

@@ -171,8 +171,8 @@ Tensor view_backward(const Tensor& grad, const Geometry& in, const Geometry& vie
 
 void record_view(const Tensor& base, const Tensor& view, const std::source_location& caller) {
   if (!GradMode::is_enabled() || !base.requires_grad()) return;
-  auto node = std::make_shared<ViewNode>(view_node_name(caller.function_name()), gradient_edge(base),
-                                         Geometry::of(base), view);
+  auto node =
+      std::make_shared<ViewNode>(view_node_name(caller.function_name()), gradient_edge(base), Geometry::of(base), view);
   set_history(view, node);
 }
 
@@ -228,6 +228,11 @@ void record_list(Op op, const Tensor& out, const TensorList& inputs, OpArgs args
 
 void record_view(const Tensor& base, const Tensor& view, const std::source_location& caller) {
   kindling::autograd::detail::record_view(base, view, caller);
+}
+
+std::string grad_fn_name(const Tensor& t) {
+  const auto fn = t.grad_fn();
+  return fn ? fn->name() : std::string();
 }
 
 struct InplaceRecord::State {

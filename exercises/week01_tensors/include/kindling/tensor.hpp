@@ -4,9 +4,11 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <optional>
+#include <source_location>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -23,8 +25,13 @@ namespace kindling {
 /// point through which week 2's autograd attaches to tensors.
 struct AutogradMeta;
 
-/// The version counter that in-place operations bump. Views share their base's
-/// counter, so that autograd (week 2) can tell when a saved tensor was modified.
+namespace autograd {
+class Node;
+class HookHandle;
+}  // namespace autograd
+
+/// The version counter that in-place operations bump, so that autograd (week 2)
+/// can tell when a tensor it saved for backward was modified.
 struct VersionCounter {
   std::atomic<std::uint32_t> version{0};  ///< bumped by every in-place write
 };
@@ -35,22 +42,25 @@ struct VersionCounter {
 /// TensorImpls (views). `sizes` and `strides` have one entry per dimension;
 /// strides are in elements, may be 0 (expand) and are never negative. Every
 /// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
-/// `storage`. A base and all its views bump one version counter: the base's
-/// `own_version`, which views reach through `base_version`, an aliasing pointer
-/// that shares ownership of the base's TensorImpl (so, as in PyTorch, a view keeps
-/// its base alive, and making a view allocates no counter).
+/// `storage`. A base, all its views and its detached aliases bump one version
+/// counter: the `own_version` of the tensor at the root, which the others reach
+/// through `version_owner` (so, as in PyTorch, a view keeps its base alive, and
+/// making a view allocates no counter). `view_base` is the root of a chain of
+/// views (set by as_strided, not by detach): autograd routes an in-place write on
+/// a view to the gradient history of that base.
 struct TensorImpl {
-  Storage storage;                               ///< the shared buffer
-  Shape sizes;                                   ///< one size per dimension
-  Shape strides;                                 ///< one stride per dimension, in elements
-  std::int64_t storage_offset = 0;               ///< first element, in elements
-  ScalarType dtype = kFloat32;                   ///< element type
-  bool is_wrapped_number = false;                ///< a Scalar turned into a 0-d tensor
-  VersionCounter own_version;                    ///< the counter of a tensor that is not a view
-  std::shared_ptr<VersionCounter> base_version;  ///< a view's: its base's counter (keeps the base alive)
-  std::shared_ptr<AutogradMeta> autograd;        ///< week 2: grad, grad_fn, requires_grad
-  /// The counter in-place writes bump: the base's for a view, this tensor's own otherwise.
-  VersionCounter& version() { return base_version ? *base_version : own_version; }
+  Storage storage;                            ///< the shared buffer
+  Shape sizes;                                ///< one size per dimension
+  Shape strides;                              ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;            ///< first element, in elements
+  ScalarType dtype = kFloat32;                ///< element type
+  bool is_wrapped_number = false;             ///< a Scalar turned into a 0-d tensor
+  VersionCounter own_version;                 ///< the counter of a tensor that shares no other's
+  std::shared_ptr<TensorImpl> version_owner;  ///< whose counter this tensor bumps (null: its own)
+  std::shared_ptr<TensorImpl> view_base;      ///< the base this tensor is a view of (null: not a view)
+  std::shared_ptr<AutogradMeta> autograd;     ///< week 2: grad, grad_fn, requires_grad
+  /// The counter in-place writes bump: the root's for a view or alias, this tensor's own otherwise.
+  VersionCounter& version() { return version_owner ? version_owner->own_version : own_version; }
 };
 
 class Tensor;
@@ -69,9 +79,8 @@ class Tensor {
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   /// Builds a tensor over `storage` with the given geometry (not checked: as_strided checks).
-  /// A view passes its base's shared_version_counter(); otherwise the tensor has its own.
-  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
-                     std::shared_ptr<VersionCounter> base_version = nullptr);
+  /// The tensor has its own version counter.
+  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype);
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }
@@ -128,8 +137,10 @@ class Tensor {
   std::uint32_t version() const;
   /// Records an in-place write (called by every in-place op).
   void bump_version() const;
-  /// The counter a view of this tensor shares (its base's, or its own).
-  std::shared_ptr<VersionCounter> shared_version_counter() const;
+  /// True for a tensor made by as_strided (every view function) from another.
+  bool is_view() const { return impl().view_base != nullptr; }
+  /// The tensor this one is a view of (undefined if it is not a view).
+  Tensor base() const { return Tensor(impl().view_base); }
 
   // ---- views: no data is copied (view.hpp) -----------------------------------
   /// A view with a new shape (one entry may be -1); throws when the strides
@@ -173,8 +184,10 @@ class Tensor {
   /// Merges dims start..end into one (a view when possible).
   Tensor flatten(std::int64_t start_dim = 0, std::int64_t end_dim = -1) const;
   /// A view with explicit geometry over the same storage (checked to fit).
-  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
-                    std::optional<std::int64_t> storage_offset = std::nullopt) const;
+  /// `caller` names the view function for autograd's node name (TransposeBackward0
+  /// for a view made inside transpose()); leave it to its default.
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<std::int64_t> storage_offset = std::nullopt,
+                    std::source_location caller = std::source_location::current()) const;
 
   // ---- elements ----------------------------------------------------------------
   /// The element at a full multi-index (bounds-checked), converted to T.
@@ -240,6 +253,35 @@ class Tensor {
   const Tensor& div_(const Tensor& other) const;
   /// In-place `this /= value`.
   const Tensor& div_(const Scalar& value) const;
+
+  // ---- autograd: declared here, defined by week 2 (autograd.hpp) -----------------
+  /// True when gradients flow to this tensor: a leaf marked with requires_grad_(),
+  /// or the result of a recorded operation.
+  bool requires_grad() const;
+  /// Marks a leaf as needing gradients (floating tensors only).
+  const Tensor& requires_grad_(bool requires_grad = true) const;
+  /// True unless this tensor is the result of a recorded operation.
+  bool is_leaf() const;
+  /// The gradient accumulated by backward() (undefined before the first one).
+  Tensor grad() const;
+  /// The gradient slot itself, for optimizers and zero_grad.
+  Tensor& mutable_grad() const;
+  /// The node that produced this tensor (null for leaves).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  /// Asks backward() to fill grad() for this non-leaf tensor too.
+  const Tensor& retain_grad() const;
+  /// True for a non-leaf after retain_grad() (leaves keep their gradient anyway).
+  bool retains_grad() const;
+  /// The same data, cut from the graph: shares storage and version counter, never requires grad.
+  Tensor detach() const;
+  /// Cuts this tensor from the graph in place.
+  const Tensor& detach_() const;
+  /// Computes gradients of this tensor with respect to the leaves. A non-scalar needs
+  /// `gradient` (the vector v of the vector-Jacobian product vᵀJ).
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  /// Calls `hook(grad)` when this tensor's gradient is computed; a defined return
+  /// value replaces the gradient. The handle's remove() unregisters it.
+  autograd::HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
  private:
   std::shared_ptr<TensorImpl> impl_;

@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
 #include <memory>
-#include <functional>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -49,16 +49,16 @@ struct VersionCounter {
 /// views (set by as_strided, not by detach): autograd routes an in-place write on
 /// a view to the gradient history of that base.
 struct TensorImpl {
-  Storage storage;                              ///< the shared buffer
-  Shape sizes;                                  ///< one size per dimension
-  Shape strides;                                ///< one stride per dimension, in elements
-  std::int64_t storage_offset = 0;              ///< first element, in elements
-  ScalarType dtype = kFloat32;                  ///< element type
-  bool is_wrapped_number = false;               ///< a Scalar turned into a 0-d tensor
-  VersionCounter own_version;                   ///< the counter of a tensor that shares no other's
-  std::shared_ptr<TensorImpl> version_owner;    ///< whose counter this tensor bumps (null: its own)
-  std::shared_ptr<TensorImpl> view_base;        ///< the base this tensor is a view of (null: not a view)
-  std::shared_ptr<AutogradMeta> autograd;       ///< week 2: grad, grad_fn, requires_grad
+  Storage storage;                            ///< the shared buffer
+  Shape sizes;                                ///< one size per dimension
+  Shape strides;                              ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;            ///< first element, in elements
+  ScalarType dtype = kFloat32;                ///< element type
+  bool is_wrapped_number = false;             ///< a Scalar turned into a 0-d tensor
+  VersionCounter own_version;                 ///< the counter of a tensor that shares no other's
+  std::shared_ptr<TensorImpl> version_owner;  ///< whose counter this tensor bumps (null: its own)
+  std::shared_ptr<TensorImpl> view_base;      ///< the base this tensor is a view of (null: not a view)
+  std::shared_ptr<AutogradMeta> autograd;     ///< week 2: grad, grad_fn, requires_grad
   /// The counter in-place writes bump: the root's for a view or alias, this tensor's own otherwise.
   VersionCounter& version() { return version_owner ? version_owner->own_version : own_version; }
 };

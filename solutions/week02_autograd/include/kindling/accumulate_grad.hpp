@@ -36,8 +36,8 @@ class AccumulateGrad final : public Node {
 inline void accumulate_grad(AutogradMeta& meta, Tensor new_grad) {
   // BEGIN SOLUTION week02.accumulate_grad
   if (!meta.grad.defined()) {
-    const bool unshared = new_grad.impl_ptr().use_count() == 1 && !new_grad.is_view() &&
-                          new_grad.storage().use_count() == 1;
+    const bool unshared =
+        new_grad.impl_ptr().use_count() == 1 && !new_grad.is_view() && new_grad.storage().use_count() == 1;
     meta.grad = unshared && new_grad.is_contiguous() ? std::move(new_grad) : new_grad.clone();
     return;
   }

@@ -143,11 +143,11 @@ class Node {
   void set_output(const Tensor& out);
   /// Sets the output's shape and dtype from raw values.
   void set_output(Shape sizes, ScalarType dtype);
-  std::vector<Edge> next_edges_;      ///< one per input
-  std::vector<SavedVariable> saved_;  ///< everything the formula reads
-  Shape output_sizes_;                ///< see output_sizes()
-  ScalarType output_dtype_ = kFloat32;
-  std::uint64_t sequence_nr_;
+  std::vector<Edge> next_edges_;        ///< one per input
+  std::vector<SavedVariable> saved_;    ///< everything the formula reads
+  Shape output_sizes_;                  ///< see output_sizes()
+  ScalarType output_dtype_ = kFloat32;  ///< see output_dtype()
+  std::uint64_t sequence_nr_;           ///< see sequence_nr()
 
   friend class NodeBuilder;
 };
@@ -156,13 +156,13 @@ class Node {
 
 /// Autograd state of a tensor (created on demand: plain tensors have none).
 struct AutogradMeta {
-  bool requires_grad = false;                          ///< set by requires_grad_() on a leaf
-  bool retains_grad = false;                           ///< retain_grad() was called
-  Tensor grad;                                         ///< the accumulated gradient
-  std::shared_ptr<autograd::Node> grad_fn;             ///< producer (null for leaves)
-  std::weak_ptr<autograd::Node> grad_accumulator;      ///< a leaf's AccumulateGrad, while a graph uses it
-  std::shared_ptr<autograd::HookList> hooks;           ///< this tensor's hooks
-  std::uint32_t attr_version = 0;                      ///< a view's version when its grad_fn was set
+  bool requires_grad = false;                      ///< set by requires_grad_() on a leaf
+  bool retains_grad = false;                       ///< retain_grad() was called
+  Tensor grad;                                     ///< the accumulated gradient
+  std::shared_ptr<autograd::Node> grad_fn;         ///< producer (null for leaves)
+  std::weak_ptr<autograd::Node> grad_accumulator;  ///< a leaf's AccumulateGrad, while a graph uses it
+  std::shared_ptr<autograd::HookList> hooks;       ///< this tensor's hooks
+  std::uint32_t attr_version = 0;                  ///< a view's version when its grad_fn was set
 };
 
 }  // namespace kindling

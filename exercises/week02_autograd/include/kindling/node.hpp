@@ -1,0 +1,172 @@
+#pragma once
+/// @file node.hpp
+/// The graph autograd records: nodes, edges, saved tensors and the per-tensor state.
+///
+/// Every operation on a tensor that requires grad adds a Node: an object that
+/// knows how to turn the gradient of its result into gradients of its inputs
+/// (the vector-Jacobian product). `next_edges()` point at the nodes of those
+/// inputs, so the graph runs from the loss back to the leaves, where
+/// AccumulateGrad nodes add into `.grad`.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kindling/tensor.hpp>
+
+namespace kindling {
+namespace autograd {
+
+class Node;
+
+/// Where a gradient goes: the node that computes the gradient of one input. An
+/// input that does not require grad has an invalid (null) edge.
+struct Edge {
+  std::shared_ptr<Node> fn;  ///< the input's grad_fn or AccumulateGrad node; null if none
+  /// True when a gradient is wanted along this edge.
+  bool valid() const { return fn != nullptr; }
+};
+
+/// A tensor hook: sees the gradient; a defined return value replaces it.
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+/// The hooks registered on one tensor, in registration order. The list is shared
+/// by the tensor's AutogradMeta and the node that computes its gradient, so a hook
+/// registered before an in-place op stays with the history it was registered on.
+struct HookList {
+  std::vector<std::pair<int, TensorHook>> hooks;  ///< (id, hook)
+  int next_id = 0;                                ///< id of the next registration
+};
+
+/// What register_hook returns: remove() unregisters the hook (once; later calls
+/// do nothing, and so does a handle whose tensor is gone).
+class HookHandle {
+ public:
+  /// A handle that removes nothing.
+  HookHandle() = default;
+  /// A handle for hook `id` in `list`.
+  HookHandle(std::weak_ptr<HookList> list, int id) : list_(std::move(list)), id_(id) {}
+  /// Unregisters the hook.
+  void remove();
+
+ private:
+  std::weak_ptr<HookList> list_;
+  int id_ = -1;
+};
+
+/// A tensor a node keeps for its backward formula, with the version it had when
+/// saved.
+///
+/// Note: a node must not own the tensor it produced (the tensor owns the node
+/// through grad_fn, so that would be a cycle and a leak). Outputs, and the
+/// tensor an in-place op overwrites, are therefore saved as a plain alias of the
+/// storage plus a weak reference used only to read the current version.
+class SavedVariable {
+ public:
+  /// Nothing saved.
+  SavedVariable() = default;
+  /// Saves `t`. `is_output`: `t` is the saving node's own output, kept as an
+  /// alias plus a weak link (see the note above).
+  SavedVariable(const Tensor& t, bool is_output);
+  /// The saved tensor. Throws when it was released by a backward without
+  /// retain_graph, or when it was modified in place since it was saved.
+  /// `node` names the node that saved it (used when it is that node's output).
+  Tensor unpack(const Node& node) const;
+  /// Frees the tensor (after backward, unless retain_graph).
+  void release();
+  /// True when something was saved (and not yet released).
+  bool defined() const { return data_.defined(); }
+
+  /// The version the tensor had when it was saved.
+  std::uint32_t saved_version() const { return saved_version_; }
+  /// The tensor's version now (saved_version() if it is gone).
+  std::uint32_t current_version() const;
+  /// The saved data itself, unchecked.
+  const Tensor& data() const { return data_; }
+  /// Whether release() ran.
+  bool was_released() const { return released_; }
+  /// True for a node's own output.
+  bool is_output() const { return is_output_; }
+
+ private:
+  friend class Node;
+  Tensor data_;
+  std::weak_ptr<TensorImpl> owner_;  // outputs: whose version to read
+  std::uint32_t saved_version_ = 0;
+  bool is_output_ = false;
+  bool released_ = false;
+};
+
+/// A backward function in the graph. Each node computes the gradient of one
+/// tensor (its output), and `apply` turns that into one gradient per next edge.
+///
+/// Note: subclasses keep every tensor they need in `saved_` (SavedVariable) and
+/// every input in `next_edges_`; the base destructor frees long chains without
+/// recursion, which only works if no subclass member owns a Node or a Tensor.
+class Node {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// PyTorch's name for the node, e.g. "MulBackward0".
+  virtual std::string name() const = 0;
+  /// Gradient of the output -> gradients of the inputs, one per next edge (an
+  /// undefined tensor where no gradient flows).
+  virtual TensorList apply(const Tensor& grad_output) = 0;
+  /// Frees the saved tensors (backward without retain_graph).
+  virtual void release_variables();
+
+  /// The nodes of the inputs, in input order.
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  /// Number of inputs.
+  std::size_t num_inputs() const { return next_edges_.size(); }
+  /// True when input `i` needs a gradient.
+  bool needs_input_grad(std::size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
+  /// Creation order: later nodes run first among ready nodes, as in PyTorch.
+  std::uint64_t sequence_nr() const { return sequence_nr_; }
+  /// Shape of the tensor this node computes the gradient of.
+  IntArrayRef output_sizes() const { return output_sizes_; }
+  /// Dtype of that tensor.
+  ScalarType output_dtype() const { return output_dtype_; }
+
+  /// Hooks of the tensor this node produced (run on its gradient before apply;
+  /// retain_grad() is one of them).
+  std::shared_ptr<HookList> tensor_hooks;
+
+ protected:
+  /// Sets the output's shape and dtype (every node does this once).
+  void set_output(const Tensor& out);
+  /// Sets the output's shape and dtype from raw values.
+  void set_output(Shape sizes, ScalarType dtype);
+  std::vector<Edge> next_edges_;        ///< one per input
+  std::vector<SavedVariable> saved_;    ///< everything the formula reads
+  Shape output_sizes_;                  ///< see output_sizes()
+  ScalarType output_dtype_ = kFloat32;  ///< see output_dtype()
+  std::uint64_t sequence_nr_;           ///< see sequence_nr()
+
+  friend class NodeBuilder;
+};
+
+}  // namespace autograd
+
+/// Autograd state of a tensor (created on demand: plain tensors have none).
+struct AutogradMeta {
+  bool requires_grad = false;                      ///< set by requires_grad_() on a leaf
+  bool retains_grad = false;                       ///< retain_grad() was called
+  Tensor grad;                                     ///< the accumulated gradient
+  std::shared_ptr<autograd::Node> grad_fn;         ///< producer (null for leaves)
+  std::weak_ptr<autograd::Node> grad_accumulator;  ///< a leaf's AccumulateGrad, while a graph uses it
+  std::shared_ptr<autograd::HookList> hooks;       ///< this tensor's hooks
+  std::uint32_t attr_version = 0;                  ///< a view's version when its grad_fn was set
+};
+
+}  // namespace kindling
+
+// The inline definitions of the member functions students write.
+#include <kindling/hooks.hpp>           // NOLINT(misc-header-include-cycle)
+#include <kindling/saved_variable.hpp>  // NOLINT(misc-header-include-cycle)

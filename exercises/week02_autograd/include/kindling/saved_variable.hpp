@@ -1,0 +1,42 @@
+#pragma once
+/// @file saved_variable.hpp
+/// The version check that protects saved tensors.
+///
+/// A node saves the tensors its formula needs (MulBackward0 keeps both factors,
+/// SigmoidBackward0 keeps its result). If one of them is overwritten in place
+/// before backward, the formula would compute with the wrong values; the
+/// version counter that every in-place op bumps lets unpack() notice instead.
+
+#include <sstream>
+
+#include <kindling/node.hpp>
+
+namespace kindling::autograd {
+
+/// PyTorch's message for a saved tensor that a backward without retain_graph freed.
+inline constexpr const char* kFreedGraphMessage =
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.";
+
+/// Returns the saved tensor after two checks (kindling::Error on failure):
+/// 1. released (was_released()): throw kFreedGraphMessage.
+/// 2. current_version() differs from saved_version(): throw, word for word,
+///    "one of the variables needed for gradient computation has been modified by
+///    an inplace operation: [torch.FloatTensor [3]], which is output 0 of
+///    SigmoidBackward0, is at version 1; expected version 0 instead. Hint: enable
+///    anomaly detection to find the operation that failed to compute its gradient,
+///    with torch.autograd.set_detect_anomaly(True)."
+///    The type is legacy_type_name(dtype), the shape to_string(sizes). The
+///    ", which is output 0 of NAME," part names the node that produces the tensor
+///    now: `node` itself when is_output(), else data().grad_fn() (an in-place op
+///    gave it a new one); a leaf (no grad_fn) has no such part.
+/// Nothing saved (!data().defined() and not released): return an undefined tensor.
+inline Tensor SavedVariable::unpack(const Node& node) const {
+  // BEGIN TASK week02.saved_version (replace the stub below with your code)
+  KINDLING_TODO("week02.saved_version");
+  // END TASK
+}
+
+}  // namespace kindling::autograd

@@ -1,0 +1,89 @@
+#pragma once
+// Private pieces of week 2 shared by its source files.
+
+#include <kindling/autograd.hpp>
+
+#include "autograd_hooks.hpp"
+
+namespace kindling::autograd::detail {
+
+using kindling::detail::autograd::Op;
+using kindling::detail::autograd::OpArgs;
+
+/// The tensor's AutogradMeta, created if absent.
+AutogradMeta& meta_of(const Tensor& t);
+/// The tensor's AutogradMeta or null.
+inline AutogradMeta* meta_if(const Tensor& t) { return t.defined() ? t.impl().autograd.get() : nullptr; }
+/// grad_fn, regenerating a view's when its base was modified in place since.
+std::shared_ptr<Node> grad_fn_of(const Tensor& t);
+/// Where the gradient of `t` goes: its grad_fn, its leaf accumulator, or nowhere.
+Edge gradient_edge(const Tensor& t);
+/// Makes `node` the history of `t` (a fresh result or an in-place target).
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node);
+
+/// Sizes, strides and offset of a tensor, as a view node remembers them.
+struct Geometry {
+  Shape sizes, strides;
+  std::int64_t offset = 0;
+  static Geometry of(const Tensor& t) { return {t.sizes().vec(), t.strides().vec(), t.storage_offset()}; }
+};
+
+/// The gradient of a view's input, given the gradient of the view: elements the
+/// view shows get their gradient, the others zero (expand sums, as it must).
+Tensor view_backward(const Tensor& grad, const Geometry& input, const Geometry& view, ScalarType dtype);
+
+/// A node for a view: ViewBackward0, TransposeBackward0, ..., AsStridedBackward0.
+class ViewNode final : public Node {
+ public:
+  ViewNode(std::string name, Edge input, Geometry in, const Tensor& view);
+  std::string name() const override { return name_; }
+  TensorList apply(const Tensor& grad) override;
+
+ private:
+  std::string name_;
+  Geometry in_, out_;
+};
+
+/// The node of a week-1 operation, whose formula lives in formulas.cpp.
+class OpNode final : public Node {
+ public:
+  /// Slots in saved_: the inputs, the output, the auxiliary tensor.
+  enum Slot { kIn0, kIn1, kIn2, kOut, kAux, kSlots };
+  /// `inputs` as the op received them; `self_weak` saves input 0 as a weak alias
+  /// (the target of an in-place op).
+  OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args, bool inplace);
+  std::string name() const override;
+  TensorList apply(const Tensor& grad) override;
+  /// Saves the output (after the constructor, once the output has its history).
+  void save_output(const Tensor& out);
+  /// True when the formula reads the output.
+  bool needs_output() const;
+
+ private:
+  Op op_;
+  OpArgs args_;      // aux moved into saved_
+  Shape cat_sizes_;  // cat/stack: each input's size along dim
+  bool wrapped_exponent_ = false;
+  bool all_dims_ = true;
+  bool output_needed_ = false;
+};
+
+/// Gradients of op `op` (formulas.cpp): one per input, at the broadcast shape.
+TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode::kSlots>& saved, const OpArgs& args,
+                      const Node& node, IntArrayRef cat_sizes);
+
+/// The node an in-place write on a view gives its base: the base's gradient with
+/// the view's part replaced by what the in-place op's node makes of it.
+class CopySlices final : public Node {
+ public:
+  CopySlices(const Tensor& base, Edge base_edge, const Tensor& view, std::shared_ptr<Node> fn);
+  std::string name() const override { return "CopySlices"; }
+  TensorList apply(const Tensor& grad) override;
+  void release_variables() override;
+
+ private:
+  Geometry base_, view_;
+  std::shared_ptr<Node> fn_;
+};
+
+}  // namespace kindling::autograd::detail
