@@ -50,3 +50,34 @@ for label, kn, tn in rows:
         n = int(tn[3:])
         extra = f"  ({2 * n**3 / kt / 1e9:.0f} vs {2 * n**3 / tt / 1e9:.0f} GFLOP/s, medians)"
     print(f"  {label:<28} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms){extra}")
+
+
+# ---- week 2: autograd ----------------------------------------------------------------------------
+def kindling2(r):
+    k = json.load(open(f"{out}/kindling2-{r}.json"))
+    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+runs2 = [kindling2(r) for r in range(1, rounds + 1)]
+torch2 = [json.load(open(f"{out}/torch2-{r}.json")) for r in range(1, rounds + 1)]
+
+
+def seconds(b):
+    return b["real_time"] * UNIT[b["time_unit"]]
+
+
+print("\nWeek 2, PyTorch time / Kindling time (>1: Kindling is faster)")
+rows2 = [("(x*2+1).relu().sum() fwd+bwd", "BM_TinyForwardBackward", "tiny_fwd_bwd"),
+         ("backward, 10,000-node chain", "BM_ChainBackward/10000/real_time", "chain_10000"),
+         ("backward, 100,000-node chain", "BM_ChainBackward/100000/real_time", "chain_100000"),
+         ("3-layer MLP b64 fwd+bwd", "BM_MlpForwardBackward", "mlp_fwd_bwd")]
+for label, kn, tn in rows2:
+    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs2, torch2)])
+    kt = statistics.median(seconds(k[kn]) for k in runs2)
+    tt = statistics.median(t[tn] for t in torch2)
+    print(f"  {label:<30} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e6:.4g} us, PyTorch {tt * 1e6:.4g} us)")
+print("\nWeek 2, linearity of the chain backward (Kindling)")
+for n in (10000, 100000):
+    b = [k[f"BM_ChainBackward/{n}/real_time"] for k in runs2]
+    print(f"  {n:>7} nodes: {statistics.median(x['ns_per_node'] * 1e9 for x in b):.0f} ns/node, "
+          f"{statistics.median(x['graph_bytes_per_node'] for x in b):.0f} graph bytes/node")
