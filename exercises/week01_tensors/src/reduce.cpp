@@ -251,6 +251,7 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType>
 
 using detail::autograd::differentiable;
 using detail::autograd::Op;
+using detail::autograd::OpArgs;
 namespace {
 Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim);
 }  // namespace
@@ -259,14 +260,16 @@ Tensor sum(const Tensor& x, std::optional<ScalarType> dtype) {
   return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, {}, false, dtype); });
 }
 Tensor sum(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
-  return differentiable(Op::Sum, {x}, [&] { return sum_impl(x, dims, keepdim, dtype); },
-                        {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(
+      Op::Sum, {x}, [&] { return sum_impl(x, dims, keepdim, dtype); },
+      [&] { return OpArgs{.dims = dims.vec(), .keepdim = keepdim}; });
 }
 
 Tensor mean(const Tensor& x) { return mean(x, {}, false); }
 Tensor mean(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return differentiable(Op::Mean, {x}, [&] { return mean_impl(x, dims, keepdim); },
-                        {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(
+      Op::Mean, {x}, [&] { return mean_impl(x, dims, keepdim); },
+      [&] { return OpArgs{.dims = dims.vec(), .keepdim = keepdim}; });
 }
 
 namespace {
@@ -299,14 +302,15 @@ Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 // max(dim)/min(dim): only the values are differentiable; the indices route the gradient.
 std::tuple<Tensor, Tensor> extreme_dim_recorded(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max) {
-  const bool record = detail::autograd::may_require_grad(x) && GradMode::is_enabled();
-  auto [values, indices] = [&] {
-    AutoGradMode off(false);
-    return extreme_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
-  }();
-  if (record)
-    detail::autograd::record(is_max ? Op::MaxDim : Op::MinDim, values, {x},
-                             {.dim = dim, .keepdim = keepdim, .aux = indices});
+  Tensor indices;
+  Tensor values = differentiable(
+      is_max ? Op::MaxDim : Op::MinDim, {x},
+      [&] {
+        Tensor v;
+        std::tie(v, indices) = extreme_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
+        return v;
+      },
+      [&] { return OpArgs{.dim = dim, .keepdim = keepdim, .aux = indices}; });
   return {values, indices};
 }
 }  // namespace
@@ -316,8 +320,9 @@ Tensor prod(const Tensor& x) {
 }
 
 Tensor prod(const Tensor& x, std::int64_t dim, bool keepdim) {
-  return differentiable(Op::Prod, {x}, [&] { return prod_impl(x, Shape{dim}, keepdim); },
-                        {.dims = {dim}, .keepdim = keepdim});
+  return differentiable(
+      Op::Prod, {x}, [&] { return prod_impl(x, Shape{dim}, keepdim); },
+      [&] { return OpArgs{.dims = {dim}, .keepdim = keepdim}; });
 }
 
 Tensor max(const Tensor& x) {
@@ -342,26 +347,27 @@ Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
-  return differentiable(Op::Logsumexp, {x},
-                        [&] {
-                          const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
-                          const auto mask = reduced_mask(in, dims);
-                          const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
-                          Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
-                          return r.view(reduced_shape(in, mask, keepdim));
-                        },
-                        {.dims = dims.vec(), .keepdim = keepdim});
+  return differentiable(
+      Op::Logsumexp, {x},
+      [&] {
+        const Tensor in = x.is_floating_point() ? x : x.to(kDefaultDtype);
+        const auto mask = reduced_mask(in, dims);
+        const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
+        Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
+        return r.view(reduced_shape(in, mask, keepdim));
+      },
+      [&] { return OpArgs{.dims = dims.vec(), .keepdim = keepdim}; });
 }
 
 Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return differentiable(Op::Softmax, {x},
-                        [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
-                        {.dim = dim});
+  return differentiable(
+      Op::Softmax, {x}, [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
+      [&] { return OpArgs{.dim = dim}; });
 }
 Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
-  return differentiable(Op::LogSoftmax, {x},
-                        [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
-                        {.dim = dim});
+  return differentiable(
+      Op::LogSoftmax, {x}, [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
+      [&] { return OpArgs{.dim = dim}; });
 }
 
 }  // namespace kindling

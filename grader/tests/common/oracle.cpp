@@ -29,8 +29,9 @@ Geometry oracle_geometry(const std::string& name) {
   return {c.at("sizes").get<Shape>(), c.at("strides").get<Shape>(), c.at("offset").get<std::int64_t>()};
 }
 
-Values oracle_values(const std::string& name, const std::string& field) {
-  const auto& c = at(name, field);
+namespace {
+// {"sizes", "dtype", "values"}; non-finite values are the strings "nan", "inf", "-inf".
+Values values_of(const nlohmann::json& c) {
   std::vector<double> numbers;
   for (const auto& v : c.at("values")) {
     if (!v.is_string())
@@ -42,6 +43,9 @@ Values oracle_values(const std::string& name, const std::string& field) {
   }
   return {c.at("sizes").get<Shape>(), c.at("dtype").get<std::string>(), numbers};
 }
+}  // namespace
+
+Values oracle_values(const std::string& name, const std::string& field) { return values_of(at(name, field)); }
 
 RaisedError oracle_error(const std::string& name) {
   const auto& c = at(name, "");
@@ -123,11 +127,7 @@ Tensor oracle_ramp(const Shape& shape, double scale, double shift) {
   return t;
 }
 
-Values oracle_grad(const std::string& name, std::size_t i) {
-  const auto& c = at(name, "grads").at(i);
-  std::vector<double> numbers = c.at("values").get<std::vector<double>>();
-  return {c.at("sizes").get<Shape>(), c.at("dtype").get<std::string>(), numbers};
-}
+Values oracle_grad(const std::string& name, std::size_t i) { return values_of(at(name, "grads").at(i)); }
 
 double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }
 

@@ -123,26 +123,47 @@ class InplaceRecord {
 };
 
 // ---- helpers for week-1 operations -------------------------------------------------------
-/// Runs `compute` and records `op` over `inputs` when any of them might require grad.
-/// The computation itself runs with grad mode off, so the helpers it calls record nothing.
-template <class Compute>
-Tensor differentiable(Op op, TensorRefs inputs, Compute&& compute, OpArgs args = {}) {
-  bool wanted = false;
-  for (const Tensor& t : inputs) wanted = wanted || may_require_grad(t);
+// The op's arguments are built by `make_args` only when the op is recorded, so an
+// op on plain tensors pays nothing for them (`sum(x, dims)` copies its dims only
+// then). `make_args` runs after `compute`, so it may read what compute produced.
+
+/// No arguments.
+inline OpArgs no_args() { return {}; }
+
+/// Runs `compute`; when `wanted` and grad mode is on, runs it with grad mode off
+/// (the helpers it calls record nothing) and hands the result to `record_result`.
+template <class Compute, class Record>
+Tensor run_recorded(bool wanted, Compute&& compute, Record&& record_result) {
   if (!wanted || !GradMode::is_enabled()) return compute();
   Tensor out;
   {
     AutoGradMode off(false);
     out = compute();
   }
-  record(op, out, inputs, std::move(args));
+  record_result(out);
   return out;
+}
+
+/// Runs `compute` and records `op` over `inputs` when any of them might require grad.
+template <class Compute, class MakeArgs = OpArgs (*)()>
+Tensor differentiable(Op op, TensorRefs inputs, Compute&& compute, MakeArgs&& make_args = no_args) {
+  bool wanted = false;
+  for (const Tensor& t : inputs) wanted = wanted || may_require_grad(t);
+  return run_recorded(wanted, compute, [&](const Tensor& out) { record(op, out, inputs, make_args()); });
+}
+
+/// differentiable() for ops over a list of tensors (cat, stack).
+template <class Compute, class MakeArgs = OpArgs (*)()>
+Tensor differentiable_list(Op op, const TensorList& inputs, Compute&& compute, MakeArgs&& make_args = no_args) {
+  bool wanted = false;
+  for (const Tensor& t : inputs) wanted = wanted || may_require_grad(t);
+  return run_recorded(wanted, compute, [&](const Tensor& out) { record_list(op, out, inputs, make_args()); });
 }
 
 /// Runs the in-place write `write` on `self`, recording it when `self` or an
 /// operand takes part in autograd.
-template <class Write>
-void inplace(Op op, const Tensor& self, TensorRefs others, Write&& write, OpArgs args = {}) {
+template <class Write, class MakeArgs = OpArgs (*)()>
+void inplace(Op op, const Tensor& self, TensorRefs others, Write&& write, MakeArgs&& make_args = no_args) {
   const auto& base = self.impl().view_base;
   bool wanted = may_require_grad(self) || (base && base->autograd);
   for (const Tensor& t : others) wanted = wanted || may_require_grad(t);
@@ -150,7 +171,7 @@ void inplace(Op op, const Tensor& self, TensorRefs others, Write&& write, OpArgs
     write();
     return;
   }
-  InplaceRecord rec(op, self, others, std::move(args));
+  InplaceRecord rec(op, self, others, make_args());
   {
     AutoGradMode off(false);
     write();

@@ -100,6 +100,7 @@ bool is_comparison(Bin op) { return op >= Bin::Eq; }
 
 using detail::autograd::differentiable;
 using detail::autograd::Op;
+using detail::autograd::OpArgs;
 
 // The autograd op of an arithmetic operator (comparisons are not differentiable).
 Op grad_op(Bin op) {
@@ -191,7 +192,8 @@ Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar
 
 Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
   if (is_comparison(op)) return binary_kernel_only(op, a, b, alpha);
-  return differentiable(grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, {.alpha = alpha});
+  return differentiable(
+      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, [&] { return OpArgs{.alpha = alpha}; });
 }
 
 void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha);
@@ -204,8 +206,9 @@ const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, co
   KINDLING_CHECK(IntArrayRef(shape).equals(self.sizes()), "output with shape ", to_string(self.sizes()),
                  " doesn't match the broadcast shape ", to_string(shape));
   detail::check_no_internal_overlap(self);
-  detail::autograd::inplace(grad_op(op), self, {other}, [&] { binary_write(op, t, self, other, alpha); },
-                            {.alpha = alpha});
+  detail::autograd::inplace(
+      grad_op(op), self, {other}, [&] { binary_write(op, t, self, other, alpha); },
+      [&] { return OpArgs{.alpha = alpha}; });
   return self;
 }
 
@@ -369,14 +372,15 @@ Tensor round(const Tensor& x) {
 Tensor square(const Tensor& x) { return mul(x, x); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
-  return differentiable(Op::Clamp, {x},
-                        [&] {
-                          Tensor r = x;
-                          if (min) r = maximum(r, wrap(*min));
-                          if (max) r = minimum(r, wrap(*max));
-                          return r;
-                        },
-                        {.min = min, .max = max});
+  return differentiable(
+      Op::Clamp, {x},
+      [&] {
+        Tensor r = x;
+        if (min) r = maximum(r, wrap(*min));
+        if (max) r = minimum(r, wrap(*max));
+        return r;
+      },
+      [&] { return OpArgs{.min = min, .max = max}; });
 }
 
 Tensor eq(const Tensor& a, const Tensor& b) { return binary(Bin::Eq, a, b); }

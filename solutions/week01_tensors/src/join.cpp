@@ -13,45 +13,35 @@ namespace kindling {
 
 using detail::autograd::differentiable;
 using detail::autograd::Op;
+using detail::autograd::OpArgs;
 
 namespace {
-// Records a list-taking op (cat, stack) when any input might require grad.
-template <class Compute>
-Tensor differentiable_list(Op op, const TensorList& inputs, std::int64_t dim, Compute&& compute) {
-  bool wanted = false;
-  for (const Tensor& t : inputs) wanted = wanted || detail::autograd::may_require_grad(t);
-  if (!wanted || !GradMode::is_enabled()) return compute();
-  Tensor out;
-  {
-    AutoGradMode off(false);
-    out = compute();
-  }
-  detail::autograd::record_list(op, out, inputs, {.dim = dim});
-  return out;
-}
-
 Tensor cat_impl(const TensorList& tensors, std::int64_t dim);
 Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b);
 Tensor index_select_impl(const Tensor& x, std::int64_t d, const Tensor& index);
 }  // namespace
 
 Tensor cat(const TensorList& tensors, std::int64_t dim) {
-  return differentiable_list(Op::Cat, tensors, dim, [&] { return cat_impl(tensors, dim); });
+  return detail::autograd::differentiable_list(
+      Op::Cat, tensors, [&] { return cat_impl(tensors, dim); }, [&] { return OpArgs{.dim = dim}; });
 }
 
 Tensor stack(const TensorList& tensors, std::int64_t dim) {
   KINDLING_CHECK(!tensors.empty(), "stack expects a non-empty TensorList");
   const std::int64_t d = wrap_dim(dim, tensors.front().dim() + 1);
-  return differentiable_list(Op::Stack, tensors, d, [&] {
-    TensorList parts;
-    for (std::size_t i = 0; i < tensors.size(); ++i) {
-      KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()),
-                     "stack expects each tensor to be equal size, but got ", to_string(tensors.front().sizes()),
-                     " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
-      parts.push_back(tensors[i].unsqueeze(d));
-    }
-    return cat_impl(parts, d);
-  });
+  return detail::autograd::differentiable_list(
+      Op::Stack, tensors,
+      [&] {
+        TensorList parts;
+        for (std::size_t i = 0; i < tensors.size(); ++i) {
+          KINDLING_CHECK(tensors[i].sizes().equals(tensors.front().sizes()),
+                         "stack expects each tensor to be equal size, but got ", to_string(tensors.front().sizes()),
+                         " at entry 0 and ", to_string(tensors[i].sizes()), " at entry ", i);
+          parts.push_back(tensors[i].unsqueeze(d));
+        }
+        return cat_impl(parts, d);
+      },
+      [&] { return OpArgs{.dim = d}; });
 }
 
 namespace {
@@ -142,7 +132,9 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
   KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
                  "index_select(): Expected dtype int32 or int64 for index");
   const std::int64_t d = wrap_dim(dim, x.dim());
-  return differentiable(Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); }, {.dim = d, .aux = index});
+  return differentiable(
+      Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); },
+      [&] { return OpArgs{.dim = d, .aux = index}; });
 }
 
 namespace {
@@ -202,31 +194,34 @@ void masked_fill_kernel(const Tensor& x, const Tensor& mask, const Scalar& value
 }  // namespace
 
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  detail::autograd::inplace(Op::MaskedFill, x, {},
-                            [&] {
-                              masked_fill_kernel(x, mask, value);
-                              x.bump_version();
-                            },
-                            {.alpha = value, .aux = mask});
+  detail::autograd::inplace(
+      Op::MaskedFill, x, {},
+      [&] {
+        masked_fill_kernel(x, mask, value);
+        x.bump_version();
+      },
+      [&] { return OpArgs{.alpha = value, .aux = mask}; });
   return x;
 }
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  return differentiable(Op::MaskedFill, {x},
-                        [&] {
-                          const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
-                          Tensor out = x.expand(shape).clone();
-                          masked_fill_kernel(out, mask, value);
-                          return out;
-                        },
-                        {.alpha = value, .aux = mask});
+  return differentiable(
+      Op::MaskedFill, {x},
+      [&] {
+        const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
+        Tensor out = x.expand(shape).clone();
+        masked_fill_kernel(out, mask, value);
+        return out;
+      },
+      [&] { return OpArgs{.alpha = value, .aux = mask}; });
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(condition.dtype() == kBool,
                  "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                  dtype_short_name(condition.dtype()));
-  return differentiable(Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, {.aux = condition});
+  return differentiable(
+      Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, [&] { return OpArgs{.aux = condition}; });
 }
 
 namespace {

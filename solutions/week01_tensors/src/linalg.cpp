@@ -121,6 +121,7 @@ void check_mm(const Tensor& a, const Tensor& b) {
 
 using detail::autograd::differentiable;
 using detail::autograd::Op;
+using detail::autograd::OpArgs;
 namespace {
 Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha);
 }  // namespace
@@ -160,8 +161,9 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   check_mm(mat1, mat2);
   check_same_dtype(self, mat1, "self and mat1");
-  return differentiable(Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
-                        {.alpha = alpha, .beta = beta});
+  return differentiable(
+      Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
+      [&] { return OpArgs{.alpha = alpha, .beta = beta}; });
 }
 
 namespace {

@@ -58,8 +58,7 @@ void record_inputs(Op op, const Tensor& out, const std::vector<const Tensor*>& i
 ViewNode::ViewNode(std::string name, Edge input, Geometry in, const Tensor& view)
     : name_(std::move(name)), in_(std::move(in)), out_(Geometry::of(view)) {
   next_edges_.push_back(std::move(input));
-  set_output(view);
-  // the input's dtype is the view's
+  set_output(view);  // a view's dtype is its input's
 }
 
 TensorList ViewNode::apply(const Tensor& grad) { return {view_backward(grad, in_, out_, output_dtype())}; }
@@ -212,18 +211,22 @@ using kindling::autograd::detail::Geometry;
 using kindling::autograd::detail::OpNode;
 using kindling::autograd::detail::ViewNode;
 
-void record(Op op, const Tensor& out, TensorRefs inputs, OpArgs args) {
+namespace {
+template <class Range>
+std::vector<const Tensor*> pointers(const Range& inputs) {
   std::vector<const Tensor*> list;
   list.reserve(inputs.size());
   for (const Tensor& t : inputs) list.push_back(&t);
-  kindling::autograd::detail::record_inputs(op, out, list, std::move(args));
+  return list;
+}
+}  // namespace
+
+void record(Op op, const Tensor& out, TensorRefs inputs, OpArgs args) {
+  kindling::autograd::detail::record_inputs(op, out, pointers(inputs), std::move(args));
 }
 
 void record_list(Op op, const Tensor& out, const TensorList& inputs, OpArgs args) {
-  std::vector<const Tensor*> list;
-  list.reserve(inputs.size());
-  for (const Tensor& t : inputs) list.push_back(&t);
-  kindling::autograd::detail::record_inputs(op, out, list, std::move(args));
+  kindling::autograd::detail::record_inputs(op, out, pointers(inputs), std::move(args));
 }
 
 void record_view(const Tensor& base, const Tensor& view, const std::source_location& caller) {

@@ -148,8 +148,6 @@ class Node {
   Shape output_sizes_;                  ///< see output_sizes()
   ScalarType output_dtype_ = kFloat32;  ///< see output_dtype()
   std::uint64_t sequence_nr_;           ///< see sequence_nr()
-
-  friend class NodeBuilder;
 };
 
 }  // namespace autograd
