@@ -131,4 +131,17 @@ Values oracle_grad(const std::string& name, std::size_t i) { return values_of(at
 
 double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }
 
+Tensor to_tensor(const Values& v) {
+  std::vector<float> data(v.values.begin(), v.values.end());
+  return tensor(data).reshape(v.sizes);
+}
+
+std::vector<std::string> oracle_strings(const std::string& name, const std::string& field) {
+  return at(name, field).get<std::vector<std::string>>();
+}
+
+std::vector<std::vector<std::int64_t>> oracle_int_rows(const std::string& name, const std::string& field) {
+  return at(name, field).get<std::vector<std::vector<std::int64_t>>>();
+}
+
 }  // namespace kindling::testing

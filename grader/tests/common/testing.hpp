@@ -76,5 +76,11 @@ Tensor oracle_ramp(const Shape& shape, double scale = 7.0, double shift = 1.5);
 Values oracle_grad(const std::string& name, std::size_t i);
 /// A number-valued entry: cases[name][field].
 double oracle_number(const std::string& name, const std::string& field);
+/// PyTorch's values as a float32 tensor of their shape.
+Tensor to_tensor(const Values& v);
+/// A list of strings: cases[name][field].
+std::vector<std::string> oracle_strings(const std::string& name, const std::string& field);
+/// A list of integer rows: cases[name][field] (or cases[name] when field is "").
+std::vector<std::vector<std::int64_t>> oracle_int_rows(const std::string& name, const std::string& field);
 
 }  // namespace kindling::testing

@@ -1,0 +1,357 @@
+// The output-size and adaptive-bin rules (tasks), and every layer against PyTorch.
+
+#include <cmath>
+
+#include "week03_support.hpp"
+
+namespace kindling::testing {
+namespace {
+
+using nn::Pair2;
+namespace F = nn::functional;
+
+// ---- week03.conv_output_shape ------------------------------------------------------------------------------------
+TEST(week03_conv_output_shape, MatchesPyTorchForConvAndPoolSettings) {
+  for (const auto& row : oracle_int_rows("output_sizes", "")) {
+    const auto [in, k, s, p, d, ceil, out] = std::tuple{row[0], row[1], row[2], row[3], row[4], row[5], row[6]};
+    EXPECT_EQ(nn::conv_output_size(in, k, s, p, d, ceil != 0), out)
+        << "in=" << in << " kernel=" << k << " stride=" << s << " padding=" << p << " dilation=" << d
+        << " ceil_mode=" << ceil;
+  }
+}
+
+TEST(week03_conv_output_shape, SamePaddingKeepsTheSize) {
+  for (std::int64_t n : {1, 7, 28, 100}) EXPECT_EQ(nn::conv_output_size(n, 3, 1, 1), n);
+  EXPECT_EQ(nn::conv_output_size(28, 5, 1, 2), 28);
+}
+
+TEST(week03_conv_output_shape, KernelLargerThanInputGivesZeroOrLess) {
+  EXPECT_LE(nn::conv_output_size(2, 3, 1, 0), 0);
+  EXPECT_LE(nn::conv_output_size(2, 2, 1, 0, 3), 0);
+}
+
+TEST(week03_conv_output_shape, ConvAndPoolLayersProduceThoseShapes) {
+  const Tensor x = zeros({2, 3, 13, 11});
+  EXPECT_EQ(F::max_pool2d(x, 3, 2, 1).sizes().vec(),
+            (Shape{2, 3, nn::conv_output_size(13, 3, 2, 1), nn::conv_output_size(11, 3, 2, 1)}));
+  EXPECT_EQ(F::avg_pool2d(x, 2, 2, 0, true).sizes().vec(),
+            (Shape{2, 3, nn::conv_output_size(13, 2, 2, 0, 1, true), nn::conv_output_size(11, 2, 2, 0, 1, true)}));
+  EXPECT_EQ(F::conv2d(x, zeros({4, 3, 3, 2}), {}, {2, 1}, {0, 1}, {2, 1}).sizes().vec(),
+            (Shape{2, 4, nn::conv_output_size(13, 3, 2, 0, 2), nn::conv_output_size(11, 2, 1, 1, 1)}));
+}
+
+// ---- week03.adaptive_pool_bins ------------------------------------------------------------------------------------
+TEST(week03_adaptive_pool_bins, BinsMatchWhichInputsPyTorchAverages) {
+  for (const auto& [in, out] : std::vector<std::pair<int, int>>{{7, 3}, {5, 2}, {10, 4}, {3, 5}, {6, 6}, {1, 1}, {13, 5}}) {
+    const auto expected = oracle_int_rows("adaptive_bins", std::to_string(in) + "_" + std::to_string(out));
+    for (int i = 0; i < out; ++i) {
+      const auto [start, end] = nn::adaptive_pool_bin(i, in, out);
+      EXPECT_EQ(start, expected[static_cast<std::size_t>(i)][0]) << in << " -> " << out << ", bin " << i;
+      EXPECT_EQ(end, expected[static_cast<std::size_t>(i)][1]) << in << " -> " << out << ", bin " << i;
+    }
+  }
+}
+
+TEST(week03_adaptive_pool_bins, DivisibleSizesGiveEqualNonOverlappingBins) {
+  for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(nn::adaptive_pool_bin(i, 12, 4), (std::pair<std::int64_t, std::int64_t>{3 * i, 3 * i + 3}));
+}
+
+TEST(week03_adaptive_pool_bins, AdaptivePoolValuesMatchPyTorch) {
+  const Tensor x = (sin(arange(2 * 3 * 7 * 5, kFloat32) * 1.3) * 3).reshape({2, 3, 7, 5}).requires_grad_();
+  expect_case("adaptive_3x2", [&] { return F::adaptive_avg_pool2d(x, {3, 2}); }, {x});
+}
+
+// ---- everything else, ungraded ---------------------------------------------------------------------------------------
+Tensor bumpy() { return (sin(arange(2 * 3 * 7 * 5, kFloat32) * 1.3) * 3).reshape({2, 3, 7, 5}).requires_grad_(); }
+
+TEST(EngineLayers, ActivationsMatchPyTorch) {
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> acts = {
+      {"relu", [](const Tensor& t) { return nn::ReLU()(t); }},
+      {"leaky_relu", [](const Tensor& t) { return nn::LeakyReLU(0.2)(t); }},
+      {"gelu", [](const Tensor& t) { return nn::GELU()(t); }},
+      {"sigmoid", [](const Tensor& t) { return nn::Sigmoid()(t); }},
+      {"tanh", [](const Tensor& t) { return nn::Tanh()(t); }},
+      {"softmax", [](const Tensor& t) { return nn::Softmax(1)(t); }},
+      {"flatten", [](const Tensor& t) { return nn::Flatten()(t); }},
+  };
+  for (const auto& [name, fn] : acts) {
+    SCOPED_TRACE(name);
+    const Tensor a = ramp({2, 3, 4}, 3.0, 4.0);
+    expect_case("act_" + name, [&] { return fn(a); }, {a});
+  }
+  EXPECT_EQ(F::leaky_relu(ramp({2}), 0.2).grad_fn()->name(), oracle_string("act_names", "leaky_relu"));
+  EXPECT_EQ(F::gelu(ramp({2})).grad_fn()->name(), oracle_string("act_names", "gelu"));
+}
+
+struct ConvCase {
+  const char* name;
+  Shape x, w;
+  bool bias;
+  Pair2 stride, padding, dilation;
+  std::int64_t groups;
+};
+
+TEST(EngineLayers, Conv2dMatchesPyTorch) {
+  const std::vector<ConvCase> cases = {
+      {"conv_basic", {2, 3, 6, 5}, {4, 3, 3, 3}, true, 1, 1, 1, 1},
+      {"conv_stride_dilation", {2, 2, 9, 8}, {3, 2, 3, 2}, true, {2, 3}, {0, 1}, {2, 1}, 1},
+      {"conv_groups", {1, 4, 5, 5}, {6, 2, 2, 2}, false, 1, 0, 1, 2},
+      {"conv_unbatched", {3, 5, 5}, {2, 3, 3, 3}, true, 2, 1, 1, 1},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const Tensor x = ramp(c.x, 11.0, 1.0), w = ramp(c.w, 13.0, 0.8);
+    const Tensor b = c.bias ? ramp({c.w[0]}, 2.0, 0.5) : Tensor();
+    TensorList leaves;
+    for (const Tensor& t : {x, w, b})
+      if (t.defined()) leaves.push_back(t);
+    expect_case(c.name, [&] { return F::conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups); }, leaves);
+  }
+  EXPECT_EQ(F::conv2d(ramp({1, 1, 3, 3}), ramp({1, 1, 2, 2})).grad_fn()->name(), oracle_string("conv_names", "conv"));
+}
+
+TEST(EngineLayers, Conv2dErrors) {
+  expect_oracle_error([] { F::conv2d(zeros({2, 4, 8, 8}), zeros({8, 3, 3, 3})); }, "conv_wrong_channels");
+  expect_oracle_error([] { F::conv2d(zeros({3, 8}), zeros({8, 3, 3, 3})); }, "conv_wrong_rank");
+  expect_oracle_error([] { F::conv2d(zeros({1, 3, 2, 2}), zeros({8, 3, 3, 3})); }, "conv_kernel_too_big");
+  expect_oracle_error([] { F::conv2d(zeros({1, 3, 5, 5}), zeros({8, 3, 3, 3}), zeros({7})); }, "conv_bad_bias");
+  expect_oracle_error([] { nn::Conv2d(3, 4, 3, {.groups = 2}); }, "conv_groups_divide");
+  expect_oracle_error([] { nn::Conv2d(4, 3, 3, {.groups = 2}); }, "conv_out_groups_divide");
+}
+
+TEST(EngineLayers, PoolingMatchesPyTorch) {
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> pools = {
+      {"maxpool_2", [](const Tensor& t) { return nn::MaxPool2d(2)(t); }},
+      {"maxpool_3s2p1", [](const Tensor& t) { return F::max_pool2d(t, 3, 2, 1); }},
+      {"maxpool_dilation_ceil", [](const Tensor& t) { return F::max_pool2d(t, 2, 2, 0, 2, true); }},
+      {"avgpool_3s2p1", [](const Tensor& t) { return nn::AvgPool2d(3, 2, 1)(t); }},
+      {"avgpool_no_pad_count", [](const Tensor& t) { return F::avg_pool2d(t, 3, 2, 1, false, false); }},
+      {"avgpool_ceil", [](const Tensor& t) { return F::avg_pool2d(t, 2, 2, 0, true); }},
+      {"adaptive_1", [](const Tensor& t) { return nn::AdaptiveAvgPool2d(1)(t); }},
+      {"adaptive_up", [](const Tensor& t) { return F::adaptive_avg_pool2d(t, {9, 6}); }},
+  };
+  for (const auto& [name, fn] : pools) {
+    SCOPED_TRACE(name);
+    const Tensor x = bumpy();
+    expect_case(name, [&] { return fn(x); }, {x});
+  }
+  EXPECT_EQ(F::max_pool2d(ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "max"));
+  EXPECT_EQ(F::avg_pool2d(ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "avg"));
+  expect_oracle_error([] { F::max_pool2d(zeros({1, 3, 2, 2}), 3); }, "pool_too_small");
+  expect_oracle_error([] { F::max_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "pool_pad_too_big");
+  expect_oracle_error([] { F::avg_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "avgpool_pad_too_big");
+}
+
+TEST(EngineLayers, BatchNormTrainingMatchesPyTorchAndUpdatesRunningStats) {
+  nn::BatchNorm2d bn(3);
+  assign(bn.weight, tensor({1.5f, -0.5f, 2.0f}));
+  assign(bn.bias, tensor({0.1f, 0.2f, -0.3f}));
+  const Tensor bx = ramp({4, 3, 2, 2}, 5.0, 2.0);
+  const Tensor sq = (bx * bx).detach().requires_grad_();
+  expect_case("bn2d_train", [&] { return bn(sq); }, {sq, bn.weight, bn.bias});
+  expect_values(bn.running_mean, oracle_values("bn2d_train", "running_mean"));
+  expect_values(bn.running_var, oracle_values("bn2d_train", "running_var"));
+  EXPECT_EQ(bn.num_batches_tracked.item<std::int64_t>(), oracle_number("bn2d_train", "num_batches_tracked"));
+  bn.eval();
+  bn.weight.mutable_grad() = Tensor();
+  bn.bias.mutable_grad() = Tensor();
+  const Tensor ex = ramp({2, 3, 2, 2}, 3.0, 1.0);
+  expect_case("bn2d_eval", [&] { return bn(ex); }, {ex, bn.weight, bn.bias});
+}
+
+TEST(EngineLayers, BatchNorm1dCumulativeAverageWithoutMomentum) {
+  nn::BatchNorm1d bn(3, 1e-5, std::nullopt);
+  const Tensor a = ramp({5, 3}, 2.0, 1.0).detach();
+  NoGradGuard g;
+  bn(a * a);
+  bn(ramp({5, 3, 2}, 3.0, 0.5).detach());
+  expect_values(bn.running_mean, oracle_values("bn1d_cumulative", "running_mean"));
+  expect_values(bn.running_var, oracle_values("bn1d_cumulative", "running_var"));
+}
+
+TEST(EngineLayers, BatchNormErrors) {
+  expect_oracle_error([] { nn::BatchNorm2d(3)(zeros({2, 3, 4})); }, "bn2d_rank");
+  expect_oracle_error([] { nn::BatchNorm1d(3)(zeros({2, 3, 4, 4})); }, "bn1d_rank");
+  expect_oracle_error([] { nn::BatchNorm1d(3)(zeros({1, 3})); }, "bn1d_single");
+}
+
+TEST(EngineLayers, InterpolateMatchesPyTorch) {
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> cases = {
+      {"nearest_size", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}); }},
+      {"nearest_scale", [](const Tensor& t) { return nn::Upsample(std::nullopt, 2.0)(t); }},
+      {"nearest_down", [](const Tensor& t) { return F::interpolate(t, Pair2{2, 3}); }},
+      {"bilinear_size", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", false); }},
+      {"bilinear_corners", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", true); }},
+      {"bilinear_scale", [](const Tensor& t) { return nn::Upsample(std::nullopt, 1.5, "bilinear")(t); }},
+      {"bilinear_down", [](const Tensor& t) { return F::interpolate(t, Pair2{2, 2}, std::nullopt, "bilinear"); }},
+  };
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    const Tensor it = ramp({1, 2, 3, 4}, 3.0, 1.0);
+    expect_case("interp_" + name, [&] { return fn(it * it); }, {it});
+  }
+  expect_error<ValueError>([] { F::interpolate(zeros({1, 1, 2, 2}), std::nullopt); },
+                           "either size or scale_factor should be defined");
+}
+
+TEST(EngineLayers, GradcheckEveryLayerInDouble) {
+  auto dbl = [](const Shape& s, double scale) { return (ramp(s, scale, 0.7).detach() * 1.0).to(kFloat64).requires_grad_(); };
+  const std::vector<std::pair<std::string, std::function<Tensor(const TensorList&)>>> layers = {
+      {"conv", [](const TensorList& t) { return F::conv2d(t[0], t[1], t[2], 2, 1, 1, 1); }},
+      {"conv_groups_dilation", [](const TensorList& t) { return F::conv2d(t[0], t[3], {}, 1, 1, 2, 3); }},
+      {"maxpool", [](const TensorList& t) { return F::max_pool2d(t[0] * t[0], 2, 1, 1); }},
+      {"avgpool", [](const TensorList& t) { return F::avg_pool2d(t[0], 3, 2, 1, false, false); }},
+      {"adaptive", [](const TensorList& t) { return F::adaptive_avg_pool2d(t[0], {2, 3}); }},
+      {"gelu", [](const TensorList& t) { return F::gelu(t[0]); }},
+      {"leaky_relu", [](const TensorList& t) { return F::leaky_relu(t[0], 0.1); }},
+      {"batch_norm", [](const TensorList& t) { return F::batch_norm(t[0], {}, {}, t[2], t[2], true); }},
+      {"bilinear", [](const TensorList& t) { return F::interpolate(t[0], Pair2{4, 7}, std::nullopt, "bilinear"); }},
+      {"linear", [](const TensorList& t) { return addmm(t[2], t[0].reshape({-1, 3}), t[4].t()); }},
+  };
+  // x (2, 3, 4, 5), conv weight (3, 3, 3, 3), bias (3), grouped weight (3, 1, 2, 2), linear weight (3, 3)
+  const TensorList inputs = {dbl({2, 3, 4, 5}, 17.0), dbl({3, 3, 3, 3}, 29.0), dbl({3}, 3.0), dbl({3, 1, 2, 2}, 5.0),
+                             dbl({3, 3}, 4.0)};
+  for (const auto& [name, fn] : layers) EXPECT_TRUE(autograd::gradcheck(fn, inputs)) << name;
+}
+
+TEST(EngineLayers, FoldedConvBatchNormGivesTheSameOutputInEval) {
+  manual_seed(21);
+  for (bool conv_bias : {true, false}) {
+    nn::Conv2d conv(3, 4, 3, {.padding = 1, .bias = conv_bias});
+    nn::BatchNorm2d bn(4);
+    nn::init::uniform_(bn.weight, 0.5, 1.5);
+    nn::init::uniform_(bn.bias, -0.5, 0.5);
+    {
+      NoGradGuard g;
+      for (int i = 0; i < 3; ++i) bn(conv(randn({8, 3, 6, 6}) * 2 + 1));  // train: collect statistics
+    }
+    conv.eval();
+    bn.eval();
+    const nn::Conv2d folded = nn::fold_conv_bn(conv, bn);
+    const Tensor x = randn({2, 3, 6, 6});
+    NoGradGuard g;
+    const Tensor expected = bn(conv(x));
+    EXPECT_TRUE(allclose(const_cast<nn::Conv2d&>(folded)(x), expected, 1e-4, 1e-5)) << "conv bias " << conv_bias;
+    EXPECT_TRUE(folded.bias.defined());
+  }
+}
+
+// ---- modules --------------------------------------------------------------------------------------------------------------
+TEST(EngineModules, ReprsMatchPyTorch) {
+  struct Net : nn::Module {
+    Net() : Module("Net") {
+      register_module("features", std::make_shared<nn::Sequential>(nn::Conv2d(1, 4, 3, {.padding = 1}),
+                                                                   nn::BatchNorm2d(4), nn::ReLU(), nn::MaxPool2d(2)));
+      register_module("head", std::make_shared<nn::Sequential>(nn::Flatten(), nn::Linear(64, 10, false)));
+    }
+  };
+  const std::vector<std::pair<std::string, std::string>> reprs = {
+      {"mlp", nn::Sequential(nn::Linear(4, 3), nn::ReLU(), nn::Dropout(0.25), nn::Linear(3, 2)).repr()},
+      {"net", Net().repr()},
+      {"conv_basic", nn::Conv2d(3, 8, 3).repr()},
+      {"conv_full", nn::Conv2d(4, 8, {3, 5}, {.stride = 2, .padding = {1, 2}, .dilation = 2, .groups = 2, .bias = false}).repr()},
+      {"maxpool", nn::MaxPool2d(2).repr()},
+      {"maxpool_full", nn::MaxPool2d({2, 3}, 1, 1, 2, true).repr()},
+      {"avgpool", nn::AvgPool2d(3, 2, 1).repr()},
+      {"adaptive", nn::AdaptiveAvgPool2d({1, 1}).repr()},
+      {"adaptive_int", nn::AdaptiveAvgPool2d(3).repr()},
+      {"bn2d", nn::BatchNorm2d(4).repr()},
+      {"bn1d_none", nn::BatchNorm1d(3, 1e-3, std::nullopt, false).repr()},
+      {"leaky", nn::LeakyReLU().repr()},
+      {"leaky_02", nn::LeakyReLU(0.2).repr()},
+      {"gelu", nn::GELU().repr()},
+      {"softmax", nn::Softmax(1).repr()},
+      {"flatten", nn::Flatten().repr()},
+      {"identity", nn::Identity().repr()},
+      {"sigmoid", nn::Sigmoid().repr()},
+      {"tanh", nn::Tanh().repr()},
+      {"upsample_scale", nn::Upsample(std::nullopt, 2.0).repr()},
+      {"upsample_size", nn::Upsample(Pair2{4, 6}, std::nullopt, "bilinear").repr()},
+      {"module_list", nn::ModuleList(nn::Linear(2, 2), nn::ReLU()).repr()},
+      {"module_dict", nn::ModuleDict({{"act", std::make_shared<nn::ReLU>()}, {"fc", std::make_shared<nn::Linear>(2, 1)}}).repr()},
+      {"empty_sequential", nn::Sequential().repr()},
+  };
+  for (const auto& [key, text] : reprs) EXPECT_EQ(text, oracle_string("reprs", key)) << key;
+}
+
+TEST(EngineModules, TrainAndEvalReachEveryDescendant) {
+  nn::Sequential seq(nn::Sequential(nn::Dropout()), nn::BatchNorm1d(2));
+  seq.eval();
+  for (const auto& [name, m] : seq.named_modules()) EXPECT_FALSE(m->is_training()) << name;
+  seq.train();
+  for (const auto& [name, m] : seq.named_modules()) EXPECT_TRUE(m->is_training()) << name;
+}
+
+TEST(EngineModules, ApplyVisitsChildrenBeforeParents) {
+  nn::Sequential seq{nn::ReLU(), nn::Sequential(nn::Tanh())};
+  std::vector<std::string> order;
+  seq.apply([&](nn::Module& m) { order.push_back(m.type_name()); });
+  EXPECT_EQ(order, (std::vector<std::string>{"ReLU", "Tanh", "Sequential", "Sequential"}));
+}
+
+TEST(EngineModules, ForwardHooksCanReplaceInputAndOutputAndBeRemoved) {
+  nn::ReLU act;
+  auto pre = act.register_forward_pre_hook([](nn::Module&, const Tensor& x) -> std::optional<Tensor> { return x - 1; });
+  auto post = act.register_forward_hook(
+      [](nn::Module&, const Tensor&, const Tensor& y) -> std::optional<Tensor> { return y * 10; });
+  EXPECT_TRUE(equal(act(tensor({0.5f, 3.0f})), tensor({0.0f, 20.0f})));
+  pre.remove();
+  EXPECT_TRUE(equal(act(tensor({0.5f, 3.0f})), tensor({5.0f, 30.0f})));
+  post.remove();
+  post.remove();  // a second remove does nothing
+  EXPECT_TRUE(equal(act(tensor({0.5f, 3.0f})), tensor({0.5f, 3.0f})));
+}
+
+TEST(EngineModules, ToDoubleConvertsInPlaceAndKeepsHandles) {
+  nn::Linear lin(3, 2);
+  const Tensor handle = lin.weight;
+  lin(ones({1, 3})).sum().backward();
+  lin.to(kFloat64);
+  EXPECT_EQ(handle.dtype(), kFloat64);
+  EXPECT_EQ(lin.named_parameters()[0].second.dtype(), kFloat64);
+  EXPECT_EQ(lin.weight.grad().dtype(), kFloat64);
+  EXPECT_TRUE(lin.weight.is_leaf());
+  EXPECT_EQ(lin(ones({1, 3}, kFloat64)).dtype(), kFloat64);
+}
+
+TEST(EngineModules, ZeroGradKeepsOrDropsTensors) {
+  nn::Linear lin(3, 2);
+  lin(ones({1, 3})).sum().backward();
+  const void* storage = lin.weight.grad().data_ptr();
+  lin.zero_grad();
+  EXPECT_EQ(lin.weight.grad().data_ptr(), storage);
+  EXPECT_TRUE(equal(lin.weight.grad(), zeros({2, 3})));
+  lin.zero_grad(true);
+  EXPECT_FALSE(lin.weight.grad().defined());
+}
+
+TEST(EngineModules, ContainersWithoutForwardSaySo) {
+  nn::ModuleList list{nn::ReLU()};
+  expect_oracle_error([&] { list(zeros({1})); }, "missing_forward");
+}
+
+TEST(EngineModules, ContainerIndexingAndKeys) {
+  nn::ModuleList list{nn::ReLU(), nn::Tanh()};
+  EXPECT_EQ(list[-1].type_name(), "Tanh");
+  expect_error<IndexError>([&] { (void)list[2]; }, "index 2 is out of range");
+  nn::ModuleDict dict({{"act", std::make_shared<nn::ReLU>()}});
+  dict.insert("out", std::make_shared<nn::Linear>(2, 1));
+  EXPECT_EQ(dict.keys(), (std::vector<std::string>{"act", "out"}));
+  EXPECT_EQ(dict["out"].type_name(), "Linear");
+  EXPECT_EQ(dict.size(), 2u);
+  expect_error<IndexError>([&] { (void)dict["nope"]; }, "'nope'");
+  nn::Sequential seq(nn::Linear(2, 2));
+  expect_error<Error>([&] { (void)seq.at<nn::ReLU>(0); }, "module 0 of Sequential is a Linear");
+}
+
+TEST(EngineModules, RegistrationNamesAreChecked) {
+  nn::Module m;
+  m.register_parameter("w", zeros({1}));
+  expect_error<IndexError>([&] { m.register_parameter("w", zeros({1})); }, "attribute 'w' already exists");
+  expect_error<IndexError>([&] { m.register_buffer("a.b", zeros({1})); }, "buffer name can't contain \".\"");
+  expect_error<IndexError>([&] { m.register_module("", std::make_shared<nn::ReLU>()); },
+                           "module name can't be empty string \"\"");
+}
+
+}  // namespace
+}  // namespace kindling::testing

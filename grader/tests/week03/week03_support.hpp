@@ -1,0 +1,39 @@
+#pragma once
+// Shared pieces of the week-3 tests: ramps without grad, writing weights, and
+// running a case of the oracle (forward, backward with PyTorch's gout, compare).
+
+#include <functional>
+#include <string>
+
+#include <kindling/nn.hpp>
+
+#include "testing.hpp"
+
+namespace kindling::testing {
+
+/// arange(n).reshape(shape) / scale - shift (float32), as the oracle's ramp().
+inline Tensor ramp(const Shape& shape, double scale = 7.0, double shift = 1.5) {
+  return oracle_ramp(shape, scale, shift);
+}
+
+/// Writes `value` into a parameter without recording (as a test fixture).
+inline void assign(const Tensor& param, const Tensor& value) {
+  NoGradGuard g;
+  param.copy_(value);
+}
+
+/// Runs `forward`, checks its output against cases[name]["out"], back-propagates
+/// cases[name]["gout"] and checks each leaf's gradient against cases[name]["grads"].
+inline void expect_case(const std::string& name, const std::function<Tensor()>& forward, const TensorList& leaves,
+                        double rtol = 1e-4, double atol = 1e-5) {
+  const Tensor y = forward();
+  expect_values(y.detach(), oracle_values(name, "out"), rtol, atol);
+  y.backward(to_tensor(oracle_values(name, "gout")));
+  for (std::size_t i = 0; i < leaves.size(); ++i) {
+    SCOPED_TRACE(name + ": gradient of leaf " + std::to_string(i));
+    ASSERT_TRUE(leaves[i].grad().defined());
+    expect_values(leaves[i].grad(), oracle_grad(name, i), rtol, atol);
+  }
+}
+
+}  // namespace kindling::testing

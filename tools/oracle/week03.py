@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+"""Expected values for week 3 (modules), produced by PyTorch 1.13 (Debian's python3-torch).
+
+Run with Debian's interpreter:  /usr/bin/python3 tools/oracle/week03.py
+It writes grader/tests/week03/data/oracle.json. Inputs and weights are ramps
+(arange(n).reshape(shape) / scale - shift) that the C++ tests rebuild; the
+gradient fed to backward ("gout") is stored with each case.
+"""
+import json
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+assert torch.__version__.startswith("1.13"), torch.__version__
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week03", "data", "oracle.json")
+cases = {}
+
+
+def values(t):
+    return {"sizes": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
+            "values": [float(v) for v in t.reshape(-1).tolist()]}
+
+
+def error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
+        return {"type": type(e).__name__, "message": str(e)}
+    raise AssertionError("expected an error")
+
+
+def ramp(*shape, scale=7.0, shift=1.5):
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(n, dtype=torch.float32).reshape(shape) / scale - shift).requires_grad_()
+
+
+def gout(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.cos(torch.arange(n, dtype=torch.float32) * 0.7).reshape(shape)
+
+
+def run(name, fn, *leaves):
+    """Forward fn(), backward with gout, record output, gout and leaf gradients."""
+    y = fn()
+    g = gout(y.shape)
+    y.backward(g)
+    cases[name] = {"out": values(y.detach()), "gout": values(g), "grads": [values(t.grad) for t in leaves]}
+
+
+# ---- Linear ---------------------------------------------------------------------------------------------
+W = ramp(3, 4, scale=5.0, shift=1.0)
+b = ramp(3, scale=3.0, shift=0.5)
+x = ramp(2, 4)
+run("linear_2d", lambda: F.linear(x, W, b), x, W, b)
+W.grad = b.grad = None
+x3 = ramp(2, 2, 4)
+run("linear_3d", lambda: F.linear(x3, W, b), x3, W, b)
+W.grad = None
+x1 = ramp(4)
+run("linear_1d_nobias", lambda: F.linear(x1, W), x1, W)
+cases["linear_shapes"] = {"weight": list(nn.Linear(4, 3).weight.shape), "bias": list(nn.Linear(4, 3).bias.shape)}
+cases["linear_wrong_features"] = error(lambda: nn.Linear(4, 3)(torch.zeros(2, 5)))
+cases["linear_grad_fn"] = {"name": type(nn.Linear(4, 3)(torch.zeros(2, 4)).grad_fn).__name__}
+
+# ---- reprs ------------------------------------------------------------------------------------------------
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.features = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2))
+        self.head = nn.Sequential(nn.Flatten(), nn.Linear(4 * 4 * 4, 10, bias=False))
+
+
+reprs = {
+    "mlp": nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Dropout(0.25), nn.Linear(3, 2)),
+    "net": Net(),
+    "conv_basic": nn.Conv2d(3, 8, 3),
+    "conv_full": nn.Conv2d(4, 8, (3, 5), stride=2, padding=(1, 2), dilation=2, groups=2, bias=False),
+    "maxpool": nn.MaxPool2d(2),
+    "maxpool_full": nn.MaxPool2d((2, 3), stride=1, padding=1, dilation=2, ceil_mode=True),
+    "avgpool": nn.AvgPool2d(3, stride=2, padding=1),
+    "adaptive": nn.AdaptiveAvgPool2d((1, 1)),
+    "adaptive_int": nn.AdaptiveAvgPool2d(3),
+    "bn2d": nn.BatchNorm2d(4),
+    "bn1d_none": nn.BatchNorm1d(3, eps=1e-3, momentum=None, affine=False),
+    "leaky": nn.LeakyReLU(),
+    "leaky_02": nn.LeakyReLU(0.2),
+    "gelu": nn.GELU(), "softmax": nn.Softmax(dim=1), "flatten": nn.Flatten(), "identity": nn.Identity(),
+    "sigmoid": nn.Sigmoid(), "tanh": nn.Tanh(), "dropout": nn.Dropout(), "linear_nobias": nn.Linear(5, 2, bias=False),
+    "upsample_scale": nn.Upsample(scale_factor=2, mode="nearest"),
+    "upsample_size": nn.Upsample(size=(4, 6), mode="bilinear"),
+    "module_list": nn.ModuleList([nn.Linear(2, 2), nn.ReLU()]),
+    "module_dict": nn.ModuleDict({"act": nn.ReLU(), "fc": nn.Linear(2, 1)}),
+    "empty_sequential": nn.Sequential(),
+}
+cases["reprs"] = {k: repr(v) for k, v in reprs.items()}
+
+# ---- the registry -------------------------------------------------------------------------------------------
+net = Net()
+cases["registry"] = {
+    "parameters": [n for n, _ in net.named_parameters()],
+    "buffers": [n for n, _ in net.named_buffers()],
+    "modules": [n for n, _ in net.named_modules()],
+    "children": [n for n, _ in net.named_children()],
+    "state_dict": list(net.state_dict().keys()),
+}
+shared = nn.Linear(2, 2)
+tied = nn.Sequential(shared, nn.ReLU(), shared)
+cases["tied"] = {"parameters": [n for n, _ in tied.named_parameters()], "modules": [n for n, _ in tied.named_modules()],
+                 "state_dict": list(tied.state_dict().keys())}
+cases["missing_forward"] = error(lambda: nn.ModuleList([nn.ReLU()])(torch.zeros(1)))
+
+# ---- load_state_dict ------------------------------------------------------------------------------------------
+def load_error(model, sd, strict=True):
+    return error(lambda: model.load_state_dict(sd, strict=strict))
+
+
+mlp = nn.Sequential(nn.Linear(4, 3), nn.ReLU(), nn.Linear(3, 2))
+sd = mlp.state_dict()
+bad = dict(sd)
+del bad["2.bias"]
+bad["2.scale"] = torch.zeros(2)
+bad["extra"] = torch.zeros(1)
+cases["load_missing_unexpected"] = load_error(mlp, bad)
+shape_bad = dict(sd)
+shape_bad["0.weight"] = torch.zeros(3, 5)
+cases["load_size_mismatch"] = load_error(mlp, shape_bad)
+both = dict(shape_bad)
+del both["0.bias"]
+cases["load_all_errors"] = load_error(mlp, both)
+r = mlp.load_state_dict(bad, strict=False)
+cases["load_non_strict"] = {"missing": list(r.missing_keys), "unexpected": list(r.unexpected_keys)}
+cases["load_non_strict_mismatch"] = load_error(mlp, shape_bad, strict=False)
+lin = nn.Linear(2, 3)
+cases["load_linear_error"] = load_error(lin, {"weight": torch.zeros(3, 2)})
+
+# ---- dropout --------------------------------------------------------------------------------------------------------
+cases["dropout_p_high"] = error(lambda: nn.Dropout(1.5))
+cases["dropout_p_negative"] = error(lambda: F.dropout(torch.ones(3), p=-0.1))
+
+# ---- activations ------------------------------------------------------------------------------------------------------
+for name, fn in {"relu": F.relu, "leaky_relu": lambda t: F.leaky_relu(t, 0.2), "gelu": F.gelu,
+                 "sigmoid": torch.sigmoid, "tanh": torch.tanh, "softmax": lambda t: F.softmax(t, dim=1),
+                 "flatten": lambda t: torch.flatten(t, 1)}.items():
+    a = ramp(2, 3, 4, scale=3.0, shift=4.0)
+    run("act_" + name, lambda: fn(a), a)
+cases["act_names"] = {"leaky_relu": type(F.leaky_relu(ramp(2), 0.2).grad_fn).__name__,
+                      "gelu": type(F.gelu(ramp(2)).grad_fn).__name__}
+
+# ---- convolution --------------------------------------------------------------------------------------------------------
+conv_configs = {
+    "conv_basic": dict(x=(2, 3, 6, 5), w=(4, 3, 3, 3), bias=True, stride=1, padding=1, dilation=1, groups=1),
+    "conv_stride_dilation": dict(x=(2, 2, 9, 8), w=(3, 2, 3, 2), bias=True, stride=(2, 3), padding=(0, 1),
+                                 dilation=(2, 1), groups=1),
+    "conv_groups": dict(x=(1, 4, 5, 5), w=(6, 2, 2, 2), bias=False, stride=1, padding=0, dilation=1, groups=2),
+    "conv_unbatched": dict(x=(3, 5, 5), w=(2, 3, 3, 3), bias=True, stride=2, padding=1, dilation=1, groups=1),
+}
+for name, c in conv_configs.items():
+    cx = ramp(*c["x"], scale=11.0, shift=1.0)
+    cw = ramp(*c["w"], scale=13.0, shift=0.8)
+    cb = ramp(c["w"][0], scale=2.0, shift=0.5) if c["bias"] else None
+    leaves = [cx, cw] + ([cb] if cb is not None else [])
+    run(name, lambda: F.conv2d(cx, cw, cb, stride=c["stride"], padding=c["padding"], dilation=c["dilation"],
+                               groups=c["groups"]), *leaves)
+cases["conv_names"] = {"conv": type(F.conv2d(ramp(1, 1, 3, 3), ramp(1, 1, 2, 2)).grad_fn).__name__}
+cases["conv_wrong_channels"] = error(lambda: F.conv2d(torch.zeros(2, 4, 8, 8), torch.zeros(8, 3, 3, 3)))
+cases["conv_wrong_rank"] = error(lambda: F.conv2d(torch.zeros(3, 8), torch.zeros(8, 3, 3, 3)))
+cases["conv_kernel_too_big"] = error(lambda: F.conv2d(torch.zeros(1, 3, 2, 2), torch.zeros(8, 3, 3, 3)))
+cases["conv_bad_bias"] = error(lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(8, 3, 3, 3), torch.zeros(7)))
+cases["conv_groups_divide"] = error(lambda: nn.Conv2d(3, 4, 3, groups=2))
+cases["conv_out_groups_divide"] = error(lambda: nn.Conv2d(4, 3, 3, groups=2))
+# output sizes: (in, kernel, stride, padding, dilation, ceil_mode) -> out
+sizes = []
+for (n, k, s, p, d) in [(28, 3, 1, 1, 1), (28, 5, 1, 0, 1), (28, 3, 2, 1, 1), (7, 3, 2, 0, 1), (10, 3, 1, 0, 3),
+                        (9, 2, 2, 0, 1), (1, 1, 1, 0, 1), (32, 4, 4, 2, 1), (13, 3, 3, 1, 2)]:
+    out = F.conv2d(torch.zeros(1, 1, n, n), torch.zeros(1, 1, k, k), stride=s, padding=p, dilation=d).shape[-1]
+    sizes.append([n, k, s, p, d, 0, out])
+for (n, k, s, p, d) in [(5, 2, 2, 0, 1), (6, 3, 2, 1, 1), (7, 2, 3, 0, 1), (8, 3, 2, 1, 2), (4, 2, 3, 1, 1),
+                        (10, 3, 4, 1, 1), (5, 3, 2, 0, 1)]:
+    for ceil in (False, True):
+        out = F.max_pool2d(torch.zeros(1, 1, n, n), k, s, p, d, ceil_mode=ceil).shape[-1]
+        sizes.append([n, k, s, p, d, int(ceil), out])
+cases["output_sizes"] = sizes
+
+# ---- pooling ------------------------------------------------------------------------------------------------------------
+pools = {
+    "maxpool_2": lambda t: F.max_pool2d(t, 2),
+    "maxpool_3s2p1": lambda t: F.max_pool2d(t, 3, stride=2, padding=1),
+    "maxpool_dilation_ceil": lambda t: F.max_pool2d(t, 2, stride=2, dilation=2, ceil_mode=True),
+    "avgpool_3s2p1": lambda t: F.avg_pool2d(t, 3, stride=2, padding=1),
+    "avgpool_no_pad_count": lambda t: F.avg_pool2d(t, 3, stride=2, padding=1, count_include_pad=False),
+    "avgpool_ceil": lambda t: F.avg_pool2d(t, 2, stride=2, ceil_mode=True),
+    "adaptive_3x2": lambda t: F.adaptive_avg_pool2d(t, (3, 2)),
+    "adaptive_1": lambda t: F.adaptive_avg_pool2d(t, 1),
+    "adaptive_up": lambda t: F.adaptive_avg_pool2d(t, (9, 6)),
+}
+for name, fn in pools.items():
+    # a bumpy input so that each window has one clear maximum
+    p_in = (torch.sin(torch.arange(2 * 3 * 7 * 5, dtype=torch.float32) * 1.3) * 3).reshape(2, 3, 7, 5).requires_grad_()
+    run(name, lambda: fn(p_in), p_in)
+cases["pool_names"] = {"max": type(F.max_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
+                       "avg": type(F.avg_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
+                       "adaptive": type(F.adaptive_avg_pool2d(ramp(1, 1, 2, 2), 1).grad_fn).__name__}
+cases["pool_too_small"] = error(lambda: F.max_pool2d(torch.zeros(1, 3, 2, 2), 3))
+cases["pool_pad_too_big"] = error(lambda: F.max_pool2d(torch.zeros(1, 1, 8, 8), 2, padding=2))
+cases["avgpool_pad_too_big"] = error(lambda: F.avg_pool2d(torch.zeros(1, 1, 8, 8), 2, padding=2))
+bins = {}
+for (n, o) in [(7, 3), (5, 2), (10, 4), (3, 5), (6, 6), (1, 1), (13, 5)]:
+    eye = torch.eye(n).reshape(n, 1, n)
+    member = F.adaptive_avg_pool1d(eye, o).reshape(n, o) > 0  # member[i][j]: input i is in bin j
+    bins[f"{n}_{o}"] = [[int(member[:, j].nonzero().min()), int(member[:, j].nonzero().max()) + 1] for j in range(o)]
+cases["adaptive_bins"] = bins
+
+# ---- batch norm ------------------------------------------------------------------------------------------------------------
+bn = nn.BatchNorm2d(3)
+with torch.no_grad():
+    bn.weight.copy_(torch.tensor([1.5, -0.5, 2.0]))
+    bn.bias.copy_(torch.tensor([0.1, 0.2, -0.3]))
+bx = ramp(4, 3, 2, 2, scale=5.0, shift=2.0)
+bx_sq = (bx * bx).detach().requires_grad_()  # uneven channel statistics
+run("bn2d_train", lambda: bn(bx_sq), bx_sq, bn.weight, bn.bias)
+cases["bn2d_train"]["running_mean"] = values(bn.running_mean)
+cases["bn2d_train"]["running_var"] = values(bn.running_var)
+cases["bn2d_train"]["num_batches_tracked"] = int(bn.num_batches_tracked)
+bn.eval()
+bn.weight.grad = bn.bias.grad = None
+bx_eval = ramp(2, 3, 2, 2, scale=3.0, shift=1.0)
+run("bn2d_eval", lambda: bn(bx_eval), bx_eval, bn.weight, bn.bias)
+bn1 = nn.BatchNorm1d(3, momentum=None)
+b1x = ramp(5, 3, scale=2.0, shift=1.0)
+b1x2 = ramp(5, 3, 2, scale=3.0, shift=0.5)
+with torch.no_grad():
+    bn1(b1x * b1x)
+    bn1(b1x2)
+cases["bn1d_cumulative"] = {"running_mean": values(bn1.running_mean), "running_var": values(bn1.running_var)}
+cases["bn2d_rank"] = error(lambda: nn.BatchNorm2d(3)(torch.zeros(2, 3, 4)))
+cases["bn1d_rank"] = error(lambda: nn.BatchNorm1d(3)(torch.zeros(2, 3, 4, 4)))
+cases["bn1d_single"] = error(lambda: nn.BatchNorm1d(3)(torch.zeros(1, 3)))
+
+# ---- interpolate --------------------------------------------------------------------------------------------------------
+interps = {
+    "nearest_size": lambda t: F.interpolate(t, size=(5, 7), mode="nearest"),
+    "nearest_scale": lambda t: F.interpolate(t, scale_factor=2, mode="nearest"),
+    "nearest_down": lambda t: F.interpolate(t, size=(2, 3), mode="nearest"),
+    "bilinear_size": lambda t: F.interpolate(t, size=(5, 7), mode="bilinear", align_corners=False),
+    "bilinear_corners": lambda t: F.interpolate(t, size=(5, 7), mode="bilinear", align_corners=True),
+    "bilinear_scale": lambda t: F.interpolate(t, scale_factor=1.5, mode="bilinear"),
+    "bilinear_down": lambda t: F.interpolate(t, size=(2, 2), mode="bilinear"),
+}
+for name, fn in interps.items():
+    it = ramp(1, 2, 3, 4, scale=3.0, shift=1.0)
+    run("interp_" + name, lambda: fn(it * it), it)
+
+# ---- init -----------------------------------------------------------------------------------------------------------------
+cases["fans"] = [[list(s), list(nn.init._calculate_fan_in_and_fan_out(torch.empty(*s)))]
+                 for s in [(3, 4), (8, 3, 3, 3), (5, 2, 4), (6, 1, 1, 1)]]
+cases["gains"] = {k: nn.init.calculate_gain(k) for k in ["linear", "conv2d", "sigmoid", "tanh", "relu", "leaky_relu", "selu"]}
+cases["gains"]["leaky_relu_sqrt5"] = nn.init.calculate_gain("leaky_relu", 5 ** 0.5)
+cases["fan_error"] = error(lambda: nn.init.kaiming_uniform_(torch.empty(3)))
+cases["gain_error"] = error(lambda: nn.init.calculate_gain("swish"))
+cases["mode_error"] = error(lambda: nn.init.kaiming_uniform_(torch.empty(3, 3), mode="fan_avg"))
+cases["leaf_write_error"] = error(lambda: nn.Linear(2, 2).weight.uniform_())
+
+os.makedirs(os.path.dirname(OUT), exist_ok=True)
+with open(OUT, "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)
+print("wrote", OUT, len(cases), "cases")
