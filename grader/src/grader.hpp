@@ -15,6 +15,17 @@ struct Week {
   std::string title;
 };
 
+/// How a task's performance points are earned: a counter of one benchmark
+/// program (kindling_<bench>_bench), as the median over repetitions, scored
+/// linearly between `zero` (no points) and `full` (all points). Higher is better
+/// when full > zero (a speedup), lower is better otherwise (a time ratio).
+struct PerfSpec {
+  std::string bench;    // "week03" -> kindling_week03_bench
+  std::string filter;   // --benchmark_filter regex
+  std::string counter;  // user counter, e.g. "speedup"
+  double full = 1, zero = 0;
+};
+
 struct Task {
   std::string id;  // "week01.view"
   std::string title;
@@ -22,7 +33,8 @@ struct Task {
   double points = 0;
   double perf_points = 0;
   std::string hint;
-  std::string lecture;  // "lectures/week01-tensors.md#views"
+  std::string lecture;           // "lectures/week01-tensors.md#views"
+  std::optional<PerfSpec> perf;  // set when perf_points > 0
   /// The GoogleTest suite: the id with the dot turned into an underscore.
   std::string suite() const;
 };
@@ -62,7 +74,20 @@ struct TaskResult {
   int tests_passed = 0;
   int tests_total = 0;
   double seconds = 0;
+  bool perf_measured = false;  // the benchmark ran and reported the counter
+  double perf_points = 0;      // earned performance points
+  std::string perf_message;    // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
 };
+
+// ---- performance points ----------------------------------------------------------------------------
+/// The share of the performance points (0..1) that counter value `v` earns.
+double perf_fraction(const PerfSpec& spec, double v);
+/// The least favourable median of spec.counter over the benchmarks in Google
+/// Benchmark's JSON output; nullopt (and `error` set) when there is none.
+std::optional<double> perf_value(const PerfSpec& spec, const std::string& bench_json, std::string& error);
+/// Runs the task's benchmark and fills the perf fields of `r`.
+void run_perf(TaskResult& r, const std::filesystem::path& bench_binary, double timeout_s,
+              const std::filesystem::path& work_dir);
 
 /// Classifies one task's test run from how its process ended and GoogleTest's
 /// JSON report (empty if none was written).
@@ -78,6 +103,7 @@ std::string first_build_error(const std::string& log);
 // ---- reports ---------------------------------------------------------------------------------------
 struct Report {
   std::string tree;
+  bool perf = true;  // performance points graded (else left out of the maximum)
   std::vector<TaskResult> results;
   double score() const;
   double max_score() const;

@@ -3,6 +3,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
   std::string json_out, gradescope_out, junit_out, require;
   double timeout = 60;
-  bool no_build = false, no_color = false, list = false;
+  bool no_build = false, no_color = false, list = false, no_perf = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
   app.add_option("--tree", tree, "the tree this build was configured with (for the report)");
   app.add_option("--reference", reference, "weeks taken from solutions/ (for the report)");
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--gradescope", gradescope_out, "write Gradescope's results.json");
   app.add_option("--junit", junit_out, "write JUnit XML");
   app.add_flag("--no-build", no_build, "use the test programs already built");
+  app.add_flag("--no-perf", no_perf, "skip the benchmarks behind performance points");
   app.add_flag("--list", list, "list the selected tasks with their points and hints, then stop");
   app.add_flag("--no-color", no_color, "plain table");
   app.add_option("--require", require, "exit 1 unless every task is as required (the kit's own tests)")
@@ -61,6 +63,7 @@ int main(int argc, char** argv) {
 
     Report report;
     report.tree = tree + (reference.empty() ? "" : " + reference " + reference);
+    report.perf = !no_perf;
     const fs::path work = fs::path(build_dir) / "grade-results";
     for (const auto& [week, week_tasks] : by_week) {
       const std::string target = "kindling_" + week + "_tests";
@@ -75,6 +78,18 @@ int main(int argc, char** argv) {
       }
       if (build_error.empty() && !fs::exists(binary))
         build_error = "the test program " + binary.string() + " is not built";
+      // The benchmark behind this week's performance points (built only when needed).
+      const bool week_has_perf = !no_perf && std::any_of(week_tasks.begin(), week_tasks.end(),
+                                                         [](const Task& t) { return t.perf_points > 0; });
+      const std::string bench_target = "kindling_" + week + "_bench";
+      const fs::path bench = fs::path(build_dir) / "grader" / "bench" / bench_target;
+      std::string bench_error;
+      if (week_has_perf && build_error.empty() && !no_build) {
+        std::cout << "building " << bench_target << " ..." << std::endl;
+        const ProcessResult b = run_process({"/usr/bin/env", "cmake", "--build", build_dir, "--target", bench_target},
+                                            3600, work / (week + "-bench-build.log"));
+        if (b.exit_code != 0) bench_error = "the benchmark did not build: " + first_build_error(b.output);
+      }
       for (const auto& t : week_tasks) {
         if (!build_error.empty()) {
           TaskResult r;
@@ -84,7 +99,16 @@ int main(int argc, char** argv) {
           report.results.push_back(r);
           continue;
         }
-        report.results.push_back(run_task(t, binary, timeout, work));
+        TaskResult r = run_task(t, binary, timeout, work);
+        if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
+          if (!bench_error.empty())
+            r.perf_message = bench_error;
+          else if (!fs::exists(bench))
+            r.perf_message = "the benchmark " + bench.string() + " is not built";
+          else
+            run_perf(r, bench, timeout, work);
+        }
+        report.results.push_back(r);
       }
     }
     std::cout << table(report, !no_color && isatty(STDOUT_FILENO));
@@ -93,11 +117,18 @@ int main(int argc, char** argv) {
     write_file(junit_out, to_junit(report));
 
     if (require == "full") {
-      for (const auto& r : report.results)
+      for (const auto& r : report.results) {
         if (r.status != Status::Passed) {
           std::cerr << "required full marks, but " << r.task.id << " is " << to_string(r.status) << "\n";
           return 1;
         }
+        // Performance points depend on the machine, so only their measurement is required.
+        if (report.perf && r.task.perf_points > 0 && !r.perf_measured) {
+          std::cerr << "required full marks, but " << r.task.id << "'s benchmark gave no result: " << r.perf_message
+                    << "\n";
+          return 1;
+        }
+      }
     } else if (require == "not_implemented") {
       for (const auto& r : report.results)
         if (r.status != Status::NotImplemented || r.tests_passed != 0) {

@@ -37,6 +37,13 @@ Manifest read_manifest(const std::filesystem::path& file) {
     task.perf_points = t.value("perf_points", 0.0);
     task.hint = t.value("hint", "");
     task.lecture = t.value("lecture", "");
+    if (t.contains("perf")) {
+      const auto& p = t.at("perf");
+      task.perf = PerfSpec{p.at("bench").get<std::string>(), p.at("filter").get<std::string>(),
+                           p.at("counter").get<std::string>(), p.at("full").get<double>(), p.at("zero").get<double>()};
+    }
+    if (task.perf_points > 0 && !task.perf)
+      throw std::runtime_error(file.string() + ": task " + task.id + " has perf_points but no \"perf\" benchmark");
     m.tasks.push_back(std::move(task));
   }
   return m;

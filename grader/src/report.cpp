@@ -13,17 +13,20 @@ namespace kindling::grader {
 
 double Report::score() const {
   double s = 0;
-  for (const auto& r : results) s += r.points;
+  for (const auto& r : results) s += r.points + r.perf_points;
   return s;
 }
 
 double Report::max_score() const {
   double s = 0;
-  for (const auto& r : results) s += r.task.points;
+  for (const auto& r : results) s += r.task.points + (perf ? r.task.perf_points : 0.0);
   return s;
 }
 
 namespace {
+double earned(const TaskResult& t) { return t.points + t.perf_points; }
+double available(const Report& r, const TaskResult& t) { return t.task.points + (r.perf ? t.task.perf_points : 0.0); }
+
 std::string fit(std::string s, std::size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
   return s;
@@ -81,15 +84,21 @@ std::string table(const Report& r, bool color) {
     const char* c = "";
     if (color)
       c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
-    out << std::left << std::setw(30) << t.task.id << std::setw(9) << (points(t.points) + "/" + points(t.task.points))
-        << c << std::setw(17) << to_string(t.status) << reset << fit(t.message, 200) << "\n";
+    out << std::left << std::setw(30) << t.task.id << std::setw(9)
+        << (points(earned(t)) + "/" + points(available(r, t))) << c << std::setw(17) << to_string(t.status) << reset
+        << fit(t.message, 200) << "\n";
+    if (r.perf && t.task.perf_points > 0)
+      out << std::string(30, ' ') << "performance: " << points(t.perf_points) << "/" << points(t.task.perf_points)
+          << " points"
+          << (t.perf_message.empty() ? " (not measured: the tests must pass first)" : ", " + t.perf_message) << "\n";
     if (t.status != Status::Passed && !t.task.hint.empty())
       out << std::string(30, ' ') << "hint: " << fit(t.task.hint, 300) << "\n";
   }
   out << std::string(100, '-') << "\n";
   std::map<Status, int> counts;
   for (const auto& t : r.results) ++counts[t.status];
-  out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;";
+  out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;"
+      << (r.perf ? "" : " performance not graded;");
   for (auto [s, n] : counts) out << " " << n << " " << to_string(s);
   out << ")\n";
   return out.str();
@@ -107,6 +116,9 @@ std::string to_json(const Report& r) {
                           {"status", to_string(t.status)},
                           {"points", t.points},
                           {"max_points", t.task.points},
+                          {"perf_points", t.perf_points},
+                          {"max_perf_points", r.perf ? t.task.perf_points : 0.0},
+                          {"perf_message", t.perf_message},
                           {"message", t.message},
                           {"tests_passed", t.tests_passed},
                           {"tests_total", t.tests_total},
@@ -127,11 +139,14 @@ std::string to_gradescope(const Report& r) {
     total += t.seconds;
     std::string output = to_string(t.status);
     if (!t.message.empty()) output += ": " + t.message;
+    if (r.perf && t.task.perf_points > 0)
+      output += "\nPerformance: " + points(t.perf_points) + "/" + points(t.task.perf_points) + " points" +
+                (t.perf_message.empty() ? "" : ", " + t.perf_message);
     if (t.status != Status::Passed && !t.task.hint.empty()) output += "\nHint: " + t.task.hint;
     j["tests"].push_back({{"name", t.task.id + " - " + t.task.title},
                           {"number", t.task.id},
-                          {"score", t.points},
-                          {"max_score", t.task.points},
+                          {"score", earned(t)},
+                          {"max_score", available(r, t)},
                           {"status", t.status == Status::Passed ? "passed" : "failed"},
                           {"output", output},
                           {"visibility", "visible"}});

@@ -18,4 +18,8 @@ void copy(const Tensor& dst, const Tensor& src);
 /// A new contiguous tensor without checks (the engine's allocation point).
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);
 
+/// out = alpha * a @ b (+ out when `accumulate`), for 2-d a and b of one dtype and
+/// an out with contiguous rows; floating types go through Eigen's GEMM.
+void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate);
+
 }  // namespace kindling::detail

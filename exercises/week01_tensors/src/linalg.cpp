@@ -89,8 +89,10 @@ void gemm_int(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, bool
   }
 }
 
+}  // namespace
+
 // out (row-major, contiguous rows) = alpha * a @ b (+ out when accumulating).
-void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) {
+void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) {
   KINDLING_CHECK(a.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -100,6 +102,8 @@ void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alp
       gemm_int<T>(out, a, b, alpha.to<T>(), accumulate);
   });
 }
+
+namespace {
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* what) {
   KINDLING_CHECK(a.dtype() == b.dtype(), "expected ", what, " to have the same dtype, but got: ", dtype_name(a.dtype()),
@@ -153,7 +157,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
       detail::fill(out, 0);
       return out;
     }
-    gemm(out, a, b, 1, false);
+    detail::gemm(out, a, b, 1, false);
     return out;
   });
 }
@@ -181,7 +185,7 @@ Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, co
     const Tensor bias = beta.to<double>() == 1 ? self : mul(self, detail::wrapped_scalar(beta));
     detail::copy(out, bias.expand(shape));
   }
-  if (mat1.sizes()[1] > 0) gemm(out, mat1, mat2, alpha, true);
+  if (mat1.sizes()[1] > 0) detail::gemm(out, mat1, mat2, alpha, true);
   return out;
 }
 }  // namespace
@@ -200,7 +204,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
       detail::fill(out, 0);
       return out;
     }
-    for (std::int64_t i = 0; i < batch; ++i) gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
+    for (std::int64_t i = 0; i < batch; ++i) detail::gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);
     return out;
   });
 }

@@ -188,3 +188,63 @@ TEST(GraderManifest, TheKitManifestParses) {
     EXPECT_FALSE(t.title.empty()) << t.id;
   }
 }
+
+// ---- performance points -------------------------------------------------------------------------------------------
+namespace {
+std::string bench_json(const std::vector<std::pair<std::string, double>>& medians, const std::string& counter) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [name, v] : medians) {
+    list.push_back({{"name", name + "_mean"}, {"aggregate_name", "mean"}, {counter, v * 100}});
+    list.push_back({{"name", name + "_median"}, {"aggregate_name", "median"}, {counter, v}});
+  }
+  return nlohmann::json{{"context", nlohmann::json::object()}, {"benchmarks", list}}.dump();
+}
+}  // namespace
+
+TEST(GraderPerf, FractionIsLinearBetweenTheBandEnds) {
+  const PerfSpec speedup{"week03", "BM_X", "speedup", 3.0, 1.5};  // higher is better
+  EXPECT_DOUBLE_EQ(perf_fraction(speedup, 5.0), 1.0);
+  EXPECT_DOUBLE_EQ(perf_fraction(speedup, 2.25), 0.5);
+  EXPECT_DOUBLE_EQ(perf_fraction(speedup, 1.0), 0.0);
+  const PerfSpec ratio{"week03", "BM_Y", "ratio", 1.2, 2.0};  // lower is better
+  EXPECT_DOUBLE_EQ(perf_fraction(ratio, 0.9), 1.0);
+  EXPECT_DOUBLE_EQ(perf_fraction(ratio, 1.6), 0.5);
+  EXPECT_DOUBLE_EQ(perf_fraction(ratio, 2.5), 0.0);
+}
+
+TEST(GraderPerf, ValueIsTheLeastFavourableMedian) {
+  std::string error;
+  const std::string json = bench_json({{"BM_X/512", 5.0}, {"BM_X/1024", 9.0}}, "speedup");
+  EXPECT_EQ(perf_value({"w", "BM_X", "speedup", 3.0, 1.5}, json, error), 5.0);  // higher is better: the minimum
+  EXPECT_EQ(perf_value({"w", "BM_X", "speedup", 1.5, 3.0}, json, error), 9.0);  // lower is better: the maximum
+}
+
+TEST(GraderPerf, MissingCounterOrGarbageIsAnErrorNotAScore) {
+  std::string error;
+  EXPECT_FALSE(perf_value({"w", "BM_X", "ratio", 1.2, 2.0}, bench_json({{"BM_X", 1.0}}, "speedup"), error));
+  EXPECT_NE(error.find("reported 'ratio'"), std::string::npos);
+  EXPECT_FALSE(perf_value({"w", "BM_X", "ratio", 1.2, 2.0}, "not json", error));
+  EXPECT_EQ(error, "the benchmark wrote no results");
+}
+
+TEST(GraderPerf, ReportAddsPerfPointsOnlyWhenGraded) {
+  Report r;
+  TaskResult t;
+  t.task = task("week03.layout_gemm", 5);
+  t.task.perf_points = 10;
+  t.status = Status::Passed;
+  t.points = 5;
+  t.perf_points = 7.5;
+  t.perf_measured = true;
+  t.perf_message = "speedup 2.6";
+  r.results.push_back(t);
+  EXPECT_DOUBLE_EQ(r.score(), 12.5);
+  EXPECT_DOUBLE_EQ(r.max_score(), 15);
+  EXPECT_NE(table(r, false).find("performance: 7.5/10 points, speedup 2.6"), std::string::npos);
+  const auto gs = nlohmann::json::parse(to_gradescope(r));
+  EXPECT_DOUBLE_EQ(gs["tests"][0]["score"].get<double>(), 12.5);
+  EXPECT_DOUBLE_EQ(gs["tests"][0]["max_score"].get<double>(), 15);
+  r.perf = false;
+  r.results[0].perf_points = 0;
+  EXPECT_DOUBLE_EQ(r.max_score(), 5);
+}

@@ -42,7 +42,8 @@ TEST(week03_conv_output_shape, ConvAndPoolLayersProduceThoseShapes) {
 
 // ---- week03.adaptive_pool_bins ------------------------------------------------------------------------------------
 TEST(week03_adaptive_pool_bins, BinsMatchWhichInputsPyTorchAverages) {
-  for (const auto& [in, out] : std::vector<std::pair<int, int>>{{7, 3}, {5, 2}, {10, 4}, {3, 5}, {6, 6}, {1, 1}, {13, 5}}) {
+  for (const auto& [in, out] :
+       std::vector<std::pair<int, int>>{{7, 3}, {5, 2}, {10, 4}, {3, 5}, {6, 6}, {1, 1}, {13, 5}}) {
     const auto expected = oracle_int_rows("adaptive_bins", std::to_string(in) + "_" + std::to_string(out));
     for (int i = 0; i < out; ++i) {
       const auto [start, end] = nn::adaptive_pool_bin(i, in, out);
@@ -53,7 +54,8 @@ TEST(week03_adaptive_pool_bins, BinsMatchWhichInputsPyTorchAverages) {
 }
 
 TEST(week03_adaptive_pool_bins, DivisibleSizesGiveEqualNonOverlappingBins) {
-  for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(nn::adaptive_pool_bin(i, 12, 4), (std::pair<std::int64_t, std::int64_t>{3 * i, 3 * i + 3}));
+  for (std::int64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(nn::adaptive_pool_bin(i, 12, 4), (std::pair<std::int64_t, std::int64_t>{3 * i, 3 * i + 3}));
 }
 
 TEST(week03_adaptive_pool_bins, AdaptivePoolValuesMatchPyTorch) {
@@ -61,7 +63,8 @@ TEST(week03_adaptive_pool_bins, AdaptivePoolValuesMatchPyTorch) {
   expect_case("adaptive_3x2", [&] { return F::adaptive_avg_pool2d(x, {3, 2}); }, {x});
 }
 
-// ---- everything else, ungraded ---------------------------------------------------------------------------------------
+// ---- everything else, ungraded
+// ---------------------------------------------------------------------------------------
 Tensor bumpy() { return (sin(arange(2 * 3 * 7 * 5, kFloat32) * 1.3) * 3).reshape({2, 3, 7, 5}).requires_grad_(); }
 
 TEST(EngineLayers, ActivationsMatchPyTorch) {
@@ -105,7 +108,8 @@ TEST(EngineLayers, Conv2dMatchesPyTorch) {
     TensorList leaves;
     for (const Tensor& t : {x, w, b})
       if (t.defined()) leaves.push_back(t);
-    expect_case(c.name, [&] { return F::conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups); }, leaves);
+    expect_case(
+        c.name, [&] { return F::conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups); }, leaves);
   }
   EXPECT_EQ(F::conv2d(ramp({1, 1, 3, 3}), ramp({1, 1, 2, 2})).grad_fn()->name(), oracle_string("conv_names", "conv"));
 }
@@ -128,7 +132,10 @@ TEST(EngineLayers, PoolingMatchesPyTorch) {
       {"avgpool_no_pad_count", [](const Tensor& t) { return F::avg_pool2d(t, 3, 2, 1, false, false); }},
       {"avgpool_ceil", [](const Tensor& t) { return F::avg_pool2d(t, 2, 2, 0, true); }},
       {"adaptive_1", [](const Tensor& t) { return nn::AdaptiveAvgPool2d(1)(t); }},
-      {"adaptive_up", [](const Tensor& t) { return F::adaptive_avg_pool2d(t, {9, 6}); }},
+      {"adaptive_up",
+       [](const Tensor& t) {
+         return F::adaptive_avg_pool2d(t, {9, 6});
+       }},
   };
   for (const auto& [name, fn] : pools) {
     SCOPED_TRACE(name);
@@ -177,36 +184,65 @@ TEST(EngineLayers, BatchNormErrors) {
 
 TEST(EngineLayers, InterpolateMatchesPyTorch) {
   const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> cases = {
-      {"nearest_size", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}); }},
+      {"nearest_size",
+       [](const Tensor& t) {
+         return F::interpolate(t, Pair2{5, 7});
+       }},
       {"nearest_scale", [](const Tensor& t) { return nn::Upsample(std::nullopt, 2.0)(t); }},
-      {"nearest_down", [](const Tensor& t) { return F::interpolate(t, Pair2{2, 3}); }},
-      {"bilinear_size", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", false); }},
-      {"bilinear_corners", [](const Tensor& t) { return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", true); }},
+      {"nearest_down",
+       [](const Tensor& t) {
+         return F::interpolate(t, Pair2{2, 3});
+       }},
+      {"bilinear_size",
+       [](const Tensor& t) {
+         return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", false);
+       }},
+      {"bilinear_corners",
+       [](const Tensor& t) {
+         return F::interpolate(t, Pair2{5, 7}, std::nullopt, "bilinear", true);
+       }},
       {"bilinear_scale", [](const Tensor& t) { return nn::Upsample(std::nullopt, 1.5, "bilinear")(t); }},
-      {"bilinear_down", [](const Tensor& t) { return F::interpolate(t, Pair2{2, 2}, std::nullopt, "bilinear"); }},
+      {"bilinear_down",
+       [](const Tensor& t) {
+         return F::interpolate(t, Pair2{2, 2}, std::nullopt, "bilinear");
+       }},
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
     const Tensor it = ramp({1, 2, 3, 4}, 3.0, 1.0);
     expect_case("interp_" + name, [&] { return fn(it * it); }, {it});
   }
-  expect_error<ValueError>([] { F::interpolate(zeros({1, 1, 2, 2}), std::nullopt); },
-                           "either size or scale_factor should be defined");
+  expect_error<ValueError>(
+      [] {
+        F::interpolate(zeros({1, 1, 2, 2}), std::nullopt);
+      },
+      "either size or scale_factor should be defined");
 }
 
 TEST(EngineLayers, GradcheckEveryLayerInDouble) {
-  auto dbl = [](const Shape& s, double scale) { return (ramp(s, scale, 0.7).detach() * 1.0).to(kFloat64).requires_grad_(); };
+  auto dbl = [](const Shape& s, double scale) {
+    return (ramp(s, scale, 0.7).detach() * 1.0).to(kFloat64).requires_grad_();
+  };
   const std::vector<std::pair<std::string, std::function<Tensor(const TensorList&)>>> layers = {
       {"conv", [](const TensorList& t) { return F::conv2d(t[0], t[1], t[2], 2, 1, 1, 1); }},
       {"conv_groups_dilation", [](const TensorList& t) { return F::conv2d(t[0], t[3], {}, 1, 1, 2, 3); }},
       {"maxpool", [](const TensorList& t) { return F::max_pool2d(t[0] * t[0], 2, 1, 1); }},
       {"avgpool", [](const TensorList& t) { return F::avg_pool2d(t[0], 3, 2, 1, false, false); }},
-      {"adaptive", [](const TensorList& t) { return F::adaptive_avg_pool2d(t[0], {2, 3}); }},
+      {"adaptive",
+       [](const TensorList& t) {
+         return F::adaptive_avg_pool2d(t[0], {2, 3});
+       }},
       {"gelu", [](const TensorList& t) { return F::gelu(t[0]); }},
       {"leaky_relu", [](const TensorList& t) { return F::leaky_relu(t[0], 0.1); }},
       {"batch_norm", [](const TensorList& t) { return F::batch_norm(t[0], {}, {}, t[2], t[2], true); }},
-      {"bilinear", [](const TensorList& t) { return F::interpolate(t[0], Pair2{4, 7}, std::nullopt, "bilinear"); }},
-      {"linear", [](const TensorList& t) { return addmm(t[2], t[0].reshape({-1, 3}), t[4].t()); }},
+      {"bilinear",
+       [](const TensorList& t) {
+         return F::interpolate(t[0], Pair2{4, 7}, std::nullopt, "bilinear");
+       }},
+      {"linear",
+       [](const TensorList& t) {
+         return addmm(t[2], t[0].reshape({-1, 3}), t[4].t());
+       }},
   };
   // x (2, 3, 4, 5), conv weight (3, 3, 3, 3), bias (3), grouped weight (3, 1, 2, 2), linear weight (3, 3)
   const TensorList inputs = {dbl({2, 3, 4, 5}, 17.0), dbl({3, 3, 3, 3}, 29.0), dbl({3}, 3.0), dbl({3, 1, 2, 2}, 5.0),
@@ -236,7 +272,8 @@ TEST(EngineLayers, FoldedConvBatchNormGivesTheSameOutputInEval) {
   }
 }
 
-// ---- modules --------------------------------------------------------------------------------------------------------------
+// ---- modules
+// --------------------------------------------------------------------------------------------------------------
 TEST(EngineModules, ReprsMatchPyTorch) {
   struct Net : nn::Module {
     Net() : Module("Net") {
@@ -249,7 +286,8 @@ TEST(EngineModules, ReprsMatchPyTorch) {
       {"mlp", nn::Sequential(nn::Linear(4, 3), nn::ReLU(), nn::Dropout(0.25), nn::Linear(3, 2)).repr()},
       {"net", Net().repr()},
       {"conv_basic", nn::Conv2d(3, 8, 3).repr()},
-      {"conv_full", nn::Conv2d(4, 8, {3, 5}, {.stride = 2, .padding = {1, 2}, .dilation = 2, .groups = 2, .bias = false}).repr()},
+      {"conv_full",
+       nn::Conv2d(4, 8, {3, 5}, {.stride = 2, .padding = {1, 2}, .dilation = 2, .groups = 2, .bias = false}).repr()},
       {"maxpool", nn::MaxPool2d(2).repr()},
       {"maxpool_full", nn::MaxPool2d({2, 3}, 1, 1, 2, true).repr()},
       {"avgpool", nn::AvgPool2d(3, 2, 1).repr()},
@@ -268,7 +306,8 @@ TEST(EngineModules, ReprsMatchPyTorch) {
       {"upsample_scale", nn::Upsample(std::nullopt, 2.0).repr()},
       {"upsample_size", nn::Upsample(Pair2{4, 6}, std::nullopt, "bilinear").repr()},
       {"module_list", nn::ModuleList(nn::Linear(2, 2), nn::ReLU()).repr()},
-      {"module_dict", nn::ModuleDict({{"act", std::make_shared<nn::ReLU>()}, {"fc", std::make_shared<nn::Linear>(2, 1)}}).repr()},
+      {"module_dict",
+       nn::ModuleDict({{"act", std::make_shared<nn::ReLU>()}, {"fc", std::make_shared<nn::Linear>(2, 1)}}).repr()},
       {"empty_sequential", nn::Sequential().repr()},
   };
   for (const auto& [key, text] : reprs) EXPECT_EQ(text, oracle_string("reprs", key)) << key;

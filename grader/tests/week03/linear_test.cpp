@@ -176,10 +176,12 @@ TEST(week03_init_no_grad, WritingALeafWithoutNoGradIsTheLeafError) {
 TEST(week03_init_no_grad, FanAndGainMatchPyTorch) {
   const std::vector<std::pair<Shape, std::pair<std::int64_t, std::int64_t>>> fans = {
       {{3, 4}, {4, 3}}, {{8, 3, 3, 3}, {27, 72}}, {{5, 2, 4}, {8, 20}}, {{6, 1, 1, 1}, {1, 6}}};
-  for (const auto& [shape, expected] : fans) EXPECT_EQ(nn::init::calculate_fan_in_and_fan_out(kindling::empty(shape)), expected);
+  for (const auto& [shape, expected] : fans)
+    EXPECT_EQ(nn::init::calculate_fan_in_and_fan_out(kindling::empty(shape)), expected);
   for (const char* g : {"linear", "conv2d", "sigmoid", "tanh", "relu", "leaky_relu", "selu"})
     EXPECT_NEAR(nn::init::calculate_gain(g), oracle_number("gains", g), 1e-12) << g;
-  EXPECT_NEAR(nn::init::calculate_gain("leaky_relu", std::sqrt(5.0)), oracle_number("gains", "leaky_relu_sqrt5"), 1e-12);
+  EXPECT_NEAR(nn::init::calculate_gain("leaky_relu", std::sqrt(5.0)), oracle_number("gains", "leaky_relu_sqrt5"),
+              1e-12);
   expect_oracle_error([] { nn::init::kaiming_uniform_(empty({3})); }, "fan_error");
   expect_oracle_error([] { nn::init::calculate_gain("swish"); }, "gain_error");
   expect_oracle_error([] { nn::init::kaiming_uniform_(empty({3, 3}), 0.0, "fan_avg"); }, "mode_error");
@@ -202,10 +204,16 @@ TEST(week03_layout_gemm, AgreesWithTheInOutBaseline) {
 }
 
 TEST(week03_layout_gemm, RejectsMismatchedOperands) {
-  expect_error<Error>([] { nn::linear_naive(rand({2, 3}), rand({4, 5})); },
-                      "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4)");
-  expect_error<Error>([] { nn::linear_naive(rand({2, 3}), rand({4, 3}).t()); },
-                      "naive matmul expects contiguous operands");
+  expect_error<Error>(
+      [] {
+        nn::linear_naive(rand({2, 3}), rand({4, 5}));
+      },
+      "mat1 and mat2 shapes cannot be multiplied (2x3 and 5x4)");
+  expect_error<Error>(
+      [] {
+        nn::linear_naive(rand({2, 3}), rand({4, 3}).t());
+      },
+      "naive matmul expects contiguous operands");
 }
 
 }  // namespace

@@ -28,9 +28,9 @@ struct Affine : Module {
 // head = Sequential(Flatten, linear-like without bias).
 struct Net : Module {
   Net() : Module("Net") {
-    features = register_module(
-        "features", std::make_shared<nn::Sequential>(Affine(1, 4, true, "Conv2d"), nn::BatchNorm2d(4), nn::ReLU(),
-                                                     nn::MaxPool2d(2)));
+    features =
+        register_module("features", std::make_shared<nn::Sequential>(Affine(1, 4, true, "Conv2d"), nn::BatchNorm2d(4),
+                                                                     nn::ReLU(), nn::MaxPool2d(2)));
     head = register_module("head", std::make_shared<nn::Sequential>(nn::Flatten(), Affine(64, 10, false)));
   }
   std::shared_ptr<nn::Sequential> features, head;
@@ -92,7 +92,8 @@ TEST(week03_named_parameters, PrefixIsPrepended) {
   EXPECT_EQ(named[1].first, "features.0");
 }
 
-// ---- week03.state_dict ------------------------------------------------------------------------------------------------
+// ---- week03.state_dict
+// ------------------------------------------------------------------------------------------------
 TEST(week03_state_dict, KeysIncludeParametersThenBuffersPerModule) {
   Net net;
   EXPECT_EQ(net.state_dict().keys(), oracle_strings("registry", "state_dict"));
@@ -196,7 +197,8 @@ TEST(week03_state_dict, RoundTripRestoresOutputs) {
   EXPECT_TRUE(allclose(a(x).detach(), before));
 }
 
-// ---- week03.sequential -----------------------------------------------------------------------------------------------
+// ---- week03.sequential
+// -----------------------------------------------------------------------------------------------
 TEST(week03_sequential, AppliesModulesInOrder) {
   auto mlp = oracle_mlp();
   const Tensor x = ramp({2, 4}).detach();
@@ -236,7 +238,8 @@ TEST(week03_sequential, GradientsFlowThroughEveryLayer) {
   for (const auto& [name, p] : mlp.named_parameters()) EXPECT_TRUE(p.grad().defined()) << name;
 }
 
-// ---- week03.dropout -------------------------------------------------------------------------------------------------------
+// ---- week03.dropout
+// -------------------------------------------------------------------------------------------------------
 TEST(week03_dropout, ProbabilityOutsideZeroOneIsAValueError) {
   expect_oracle_error([] { nn::Dropout d(1.5); }, "dropout_p_high");
   expect_oracle_error([] { nn::F::dropout(ones({3}), -0.1); }, "dropout_p_negative");
@@ -284,9 +287,7 @@ TEST(week03_dropout, SeededGeneratorsGiveTheSameMask) {
   EXPECT_TRUE(equal(nn::F::dropout(x, 0.5, true, &g1), nn::F::dropout(x, 0.5, true, &g2)));
 }
 
-TEST(week03_dropout, PrintsLikePyTorch) {
-  EXPECT_EQ(nn::Dropout().repr(), oracle_string("reprs", "dropout"));
-}
+TEST(week03_dropout, PrintsLikePyTorch) { EXPECT_EQ(nn::Dropout().repr(), oracle_string("reprs", "dropout")); }
 
 }  // namespace
 }  // namespace kindling::testing

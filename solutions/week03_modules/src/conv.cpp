@@ -89,9 +89,9 @@ std::string sizes_list(IntArrayRef s) {
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
               Pair2 dilation, std::int64_t groups) {
-  KINDLING_CHECK(input.dim() == 3 || input.dim() == 4,
-                 "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ",
-                 sizes_list(input.sizes()));
+  KINDLING_CHECK(
+      input.dim() == 3 || input.dim() == 4,
+      "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", sizes_list(input.sizes()));
   KINDLING_CHECK(weight.dim() == 4, "weight should have 4 dimensions, got ", weight.dim());
   KINDLING_CHECK(groups > 0, "non-positive groups is not supported");
   KINDLING_CHECK(stride.h > 0 && stride.w > 0, "non-positive stride is not supported");
@@ -102,21 +102,21 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   const bool batched = input.dim() == 4;
   const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
   const auto ws = weight.sizes();
-  ConvGeometry g{x.sizes()[0], x.sizes()[1], x.sizes()[2], x.sizes()[3], ws[0], ws[2], ws[3], stride.h, stride.w,
-                 padding.h, padding.w, dilation.h, dilation.w, 0, 0, groups};
+  ConvGeometry g{x.sizes()[0], x.sizes()[1], x.sizes()[2], x.sizes()[3], ws[0],      ws[2], ws[3], stride.h,
+                 stride.w,     padding.h,    padding.w,    dilation.h,   dilation.w, 0,     0,     groups};
   KINDLING_CHECK(g.O % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
                  " at dimension 0, but got weight of size ", sizes_list(ws), " instead");
   KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", sizes_list(ws),
-                 ", expected input", sizes_list(input.sizes()), " to have ", ws[1] * groups,
-                 " channels, but got ", input.sizes()[batched ? 1 : 0], " channels instead");
+                 ", expected input", sizes_list(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+                 input.sizes()[batched ? 1 : 0], " channels instead");
   if (bias.defined())
     KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", sizes_list(ws),
                    ", expected bias to be 1-dimensional with ", g.O, " elements, but got bias of size ",
                    sizes_list(bias.sizes()), " instead");
   const std::int64_t eff_h = g.dh * (g.kh - 1) + 1, eff_w = g.dw * (g.kw - 1) + 1;
-  KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w,
-                 "Calculated padded input size per channel: (", g.H + 2 * g.ph, " x ", g.W + 2 * g.pw,
-                 "). Kernel size: (", eff_h, " x ", eff_w, "). Kernel size can't be greater than actual input size");
+  KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
+                 g.H + 2 * g.ph, " x ", g.W + 2 * g.pw, "). Kernel size: (", eff_h, " x ", eff_w,
+                 "). Kernel size can't be greater than actual input size");
   g.OH = conv_output_size(g.H, g.kh, g.sh, g.ph, g.dh);
   g.OW = conv_output_size(g.W, g.kw, g.sw, g.pw, g.dw);
 
@@ -156,8 +156,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
           const Tensor gy_g = gy.narrow(0, grp * og, og);
           kindling::detail::gemm(gw.narrow(0, grp * og, og), gy_g, cols_saved.narrow(0, grp * g.K(), g.K()).t(), 1,
                                  false);
-          kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(), gy_g, 1,
-                                 false);
+          kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(), gy_g, 1, false);
         }
         Tensor gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
         visit_float(gy.dtype(), [&](auto tag) {

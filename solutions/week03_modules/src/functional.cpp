@@ -84,8 +84,7 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   KINDLING_CHECK(x.dim() >= 2, "batch_norm expects an input with at least 2 dims (N, C, ...), got ", x.dim());
   const std::int64_t C = x.sizes()[1];
   for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
-    if (t->defined())
-      KINDLING_CHECK(t->numel() == C, "running_mean should contain ", C, " elements not ", t->numel());
+    if (t->defined()) KINDLING_CHECK(t->numel() == C, "running_mean should contain ", C, " elements not ", t->numel());
   Shape reduce{0}, channel_shape(static_cast<std::size_t>(x.dim()), 1);
   for (std::int64_t d = 2; d < x.dim(); ++d) reduce.push_back(d);
   channel_shape[1] = C;
@@ -94,7 +93,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
     const std::int64_t count = x.numel() / std::max<std::int64_t>(C, 1);
     if (count <= 1) {
       std::string size = "torch.Size([";
-      for (std::int64_t d = 0; d < x.dim(); ++d) size += (d ? ", " : "") + std::to_string(x.sizes()[static_cast<std::size_t>(d)]);
+      for (std::int64_t d = 0; d < x.dim(); ++d)
+        size += (d ? ", " : "") + std::to_string(x.sizes()[static_cast<std::size_t>(d)]);
       throw ValueError("Expected more than 1 value per channel when training, got input size " + size + "])");
     }
     const Tensor mean_ = mean(x, reduce, true);
@@ -128,7 +128,7 @@ Taps linear_taps(std::int64_t in, std::int64_t out, std::optional<double> scale_
   std::vector<std::int64_t> i0(static_cast<std::size_t>(out)), i1(i0.size());
   std::vector<double> w0(i0.size()), w1(i0.size());
   // PyTorch computes these in the input's precision (float for float32).
-  const float scale = align_corners ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f)
+  const float scale = align_corners  ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f)
                       : scale_factor ? static_cast<float>(1.0 / *scale_factor)
                                      : static_cast<float>(in) / static_cast<float>(out);
   for (std::int64_t o = 0; o < out; ++o) {
@@ -179,14 +179,14 @@ Tensor interpolate(const Tensor& x, std::optional<Pair2> size, std::optional<std
     OH = static_cast<std::int64_t>(std::floor(static_cast<double>(H) * *sh));
     OW = static_cast<std::int64_t>(std::floor(static_cast<double>(W) * *sw));
   }
-  KINDLING_CHECK(OH > 0 && OW > 0, "Input and output sizes should be greater than 0, but got input (H: ", H,
-                 ", W: ", W, ") output (H: ", OH, ", W: ", OW, ")");
+  KINDLING_CHECK(OH > 0 && OW > 0, "Input and output sizes should be greater than 0, but got input (H: ", H, ", W: ", W,
+                 ") output (H: ", OH, ", W: ", OW, ")");
   if (mode == "nearest") return index_select(index_select(x, 2, nearest_index(H, OH, sh)), 3, nearest_index(W, OW, sw));
   const bool corners = align_corners.value_or(false);
   const Taps th = linear_taps(H, OH, sh, corners, x.dtype());
   const Taps tw = linear_taps(W, OW, sw, corners, x.dtype());
-  const Tensor rows = index_select(x, 2, th.i0) * th.w0.view({1, 1, OH, 1}) +
-                      index_select(x, 2, th.i1) * th.w1.view({1, 1, OH, 1});
+  const Tensor rows =
+      index_select(x, 2, th.i0) * th.w0.view({1, 1, OH, 1}) + index_select(x, 2, th.i1) * th.w1.view({1, 1, OH, 1});
   return index_select(rows, 3, tw.i0) * tw.w0.view({1, 1, 1, OW}) +
          index_select(rows, 3, tw.i1) * tw.w1.view({1, 1, 1, OW});
 }

@@ -32,7 +32,7 @@ double calculate_gain(std::string_view nonlinearity, std::optional<double> param
 
 std::int64_t fan_for_mode(const Tensor& t, std::string_view mode) {
   KINDLING_CHECK_AS(ValueError, mode == "fan_in" || mode == "fan_out", "Mode ", std::string(mode),
-                     " not supported, please use one of ['fan_in', 'fan_out']");
+                    " not supported, please use one of ['fan_in', 'fan_out']");
   const auto [fan_in, fan_out] = calculate_fan_in_and_fan_out(t);
   return mode == "fan_in" ? fan_in : fan_out;
 }

@@ -73,7 +73,8 @@ std::vector<std::string> ModuleDict::keys() const {
   return k;
 }
 
-// ---- convolution and pooling ------------------------------------------------------------------------------------------
+// ---- convolution and pooling
+// ------------------------------------------------------------------------------------------
 Conv2d::Conv2d(std::int64_t in, std::int64_t out, Pair2 kernel, Conv2dOptions opts)
     : Module("Conv2d"), in_channels(in), out_channels(out), kernel_size(kernel), options(opts) {
   KINDLING_CHECK_AS(ValueError, options.groups > 0, "groups must be a positive integer");
@@ -117,11 +118,17 @@ std::string AvgPool2d::extra_repr() const {
   return "kernel_size=" + kernel_size.repr() + ", stride=" + stride.repr() + ", padding=" + padding.repr();
 }
 
-// ---- BatchNorm --------------------------------------------------------------------------------------------------------
+// ---- BatchNorm
+// --------------------------------------------------------------------------------------------------------
 BatchNorm::BatchNorm(std::string name, std::vector<std::int64_t> dims, std::int64_t features, double epsilon,
                      std::optional<double> mom, bool has_affine, bool track)
-    : Module(std::move(name)), num_features(features), eps(epsilon), momentum(mom), affine(has_affine),
-      track_running_stats(track), dims_(std::move(dims)) {
+    : Module(std::move(name)),
+      num_features(features),
+      eps(epsilon),
+      momentum(mom),
+      affine(has_affine),
+      track_running_stats(track),
+      dims_(std::move(dims)) {
   weight = register_parameter("weight", has_affine ? ones({features}) : Tensor());
   bias = register_parameter("bias", has_affine ? zeros({features}) : Tensor());
   if (track) {
@@ -185,7 +192,8 @@ Conv2d fold_conv_bn(const Conv2d& conv, const BatchNorm2d& bn) {
   return folded;
 }
 
-// ---- Upsample ----------------------------------------------------------------------------------------------------------
+// ---- Upsample
+// ----------------------------------------------------------------------------------------------------------
 Upsample::Upsample(std::optional<Pair2> out_size, std::optional<double> scale, std::string interp,
                    std::optional<bool> corners)
     : Module("Upsample"), size(out_size), scale_factor(scale), mode(std::move(interp)), align_corners(corners) {}

@@ -11,9 +11,9 @@ void check_naive_operands(const Tensor& x, const Tensor& w, std::int64_t in_dim)
                  "-d");
   KINDLING_CHECK(x.dtype() == kFloat32 && w.dtype() == kFloat32, "naive matmul expects float32 operands");
   KINDLING_CHECK(x.is_contiguous() && w.is_contiguous(), "naive matmul expects contiguous operands");
-  KINDLING_CHECK(x.sizes()[1] == w.sizes()[static_cast<std::size_t>(in_dim)], "mat1 and mat2 shapes cannot be multiplied (",
-                 x.sizes()[0], "x", x.sizes()[1], " and ", in_dim == 1 ? w.sizes()[1] : w.sizes()[0], "x",
-                 in_dim == 1 ? w.sizes()[0] : w.sizes()[1], ")");
+  KINDLING_CHECK(x.sizes()[1] == w.sizes()[static_cast<std::size_t>(in_dim)],
+                 "mat1 and mat2 shapes cannot be multiplied (", x.sizes()[0], "x", x.sizes()[1], " and ",
+                 in_dim == 1 ? w.sizes()[1] : w.sizes()[0], "x", in_dim == 1 ? w.sizes()[0] : w.sizes()[1], ")");
 }
 
 Tensor matmul_naive_in_out(const Tensor& x, const Tensor& w_in_out) {

@@ -29,7 +29,7 @@ void visit_float(ScalarType t, F&& f) {
 
 // The input as contiguous planes, and the shape the output should have.
 struct Planes {
-  Tensor x;  // (P, H, W)
+  Tensor x;    // (P, H, W)
   Shape lead;  // (N, C) or (C)
   std::int64_t P, H, W;
 };
@@ -37,8 +37,7 @@ struct Planes {
 Planes planes_of(const Tensor& input, const char* op) {
   KINDLING_CHECK(input.dim() == 3 || input.dim() == 4, "non-empty 3D or 4D (batch mode) tensor expected for input to ",
                  op);
-  KINDLING_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '", dtype_short_name(input.dtype()),
-                 "'");
+  KINDLING_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '", dtype_short_name(input.dtype()), "'");
   Planes p;
   const auto s = input.sizes();
   p.H = s[s.size() - 2];
@@ -79,8 +78,8 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
           T s = 0;
           for (std::int64_t h = hw[i].start; h < hw[i].end; ++h)
             for (std::int64_t w = ww[j].start; w < ww[j].end; ++w) s += x[(plane * p.H + h) * p.W + w];
-          const std::int64_t div = clipped_divisor ? (hw[i].end - hw[i].start) * (ww[j].end - ww[j].start)
-                                                   : hw[i].divisor * ww[j].divisor;
+          const std::int64_t div =
+              clipped_divisor ? (hw[i].end - hw[i].start) * (ww[j].end - ww[j].start) : hw[i].divisor * ww[j].divisor;
           y[(plane * OH + i) * OW + j] = s / static_cast<T>(div);
         }
   });
@@ -133,8 +132,8 @@ Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
   KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
   KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
-                 "pad should be at most half of kernel size, but got pad=", padding.h, " and kernel_size=",
-                 kernel_size.h);
+                 "pad should be at most half of kernel size, but got pad=", padding.h,
+                 " and kernel_size=", kernel_size.h);
   const Planes p = planes_of(input, "avg_pool2d");
   const std::int64_t oh = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, 1, ceil_mode);
   const std::int64_t ow = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, 1, ceil_mode);
@@ -145,7 +144,8 @@ Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
 }
 
 Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size) {
-  KINDLING_CHECK(output_size.h >= 0 && output_size.w >= 0, "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {",
+  KINDLING_CHECK(output_size.h >= 0 && output_size.w >= 0,
+                 "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {",
                  output_size.h, ", ", output_size.w, "}");
   const Planes p = planes_of(input, "adaptive_avg_pool2d");
   auto bins = [](std::int64_t in, std::int64_t out) {
@@ -166,8 +166,8 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
   KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation must be greater than zero");
   KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
-                 "pad should be at most half of kernel size, but got pad=", padding.h, " and kernel_size=",
-                 kernel_size.h);
+                 "pad should be at most half of kernel size, but got pad=", padding.h,
+                 " and kernel_size=", kernel_size.h);
   const Planes p = planes_of(input, "max_pool2d");
   const std::int64_t OH = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, dilation.h, ceil_mode);
   const std::int64_t OW = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, dilation.w, ceil_mode);

@@ -25,16 +25,16 @@ class BatchNorm : public Module {
   /// "4, eps=1e-05, momentum=0.1, affine=True, track_running_stats=True"
   std::string extra_repr() const override;
 
-  std::int64_t num_features;      ///< channels
-  double eps;                     ///< added to the variance
+  std::int64_t num_features;       ///< channels
+  double eps;                      ///< added to the variance
   std::optional<double> momentum;  ///< weight of the new batch (none: cumulative average)
-  bool affine;                    ///< learn weight and bias
-  bool track_running_stats;       ///< keep running statistics
-  Tensor weight;                  ///< (C), ones at start (affine only)
-  Tensor bias;                    ///< (C), zeros at start (affine only)
-  Tensor running_mean;            ///< (C)
-  Tensor running_var;             ///< (C)
-  Tensor num_batches_tracked;     ///< int64 scalar: batches seen in training
+  bool affine;                     ///< learn weight and bias
+  bool track_running_stats;        ///< keep running statistics
+  Tensor weight;                   ///< (C), ones at start (affine only)
+  Tensor bias;                     ///< (C), zeros at start (affine only)
+  Tensor running_mean;             ///< (C)
+  Tensor running_var;              ///< (C)
+  Tensor num_batches_tracked;      ///< int64 scalar: batches seen in training
 
  private:
   std::vector<std::int64_t> dims_;

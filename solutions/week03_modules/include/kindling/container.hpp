@@ -23,8 +23,9 @@ class Sequential : public Module {
   Sequential() : Module("Sequential") {}
   /// Modules (values or shared handles) in order, named "0", "1", ...
   template <class... Ms>
-    requires(sizeof...(Ms) > 1 || (!std::is_same_v<std::decay_t<Ms>, Sequential> && ...))
-  explicit Sequential(Ms&&... modules) : Module("Sequential") {
+  requires(sizeof...(Ms) > 1 ||
+           (!std::is_same_v<std::decay_t<Ms>, Sequential> && ...)) explicit Sequential(Ms&&... modules)
+      : Module("Sequential") {
     (push_back(to_module_ptr(std::forward<Ms>(modules))), ...);
   }
   /// Named modules, as with an OrderedDict.
@@ -62,8 +63,9 @@ class ModuleList : public Module {
   ModuleList() : Module("ModuleList") {}
   /// Modules (values or shared handles) in order.
   template <class... Ms>
-    requires(sizeof...(Ms) > 1 || (!std::is_same_v<std::decay_t<Ms>, ModuleList> && ...))
-  explicit ModuleList(Ms&&... modules) : Module("ModuleList") {
+  requires(sizeof...(Ms) > 1 ||
+           (!std::is_same_v<std::decay_t<Ms>, ModuleList> && ...)) explicit ModuleList(Ms&&... modules)
+      : Module("ModuleList") {
     (push_back(to_module_ptr(std::forward<Ms>(modules))), ...);
   }
   /// Appends a module.

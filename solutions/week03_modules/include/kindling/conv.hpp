@@ -13,8 +13,8 @@ namespace kindling::nn {
 /// last window must start inside the input or the left padding: if
 /// (out - 1) * stride >= in + padding, it is dropped (out - 1).
 /// The result may be 0 or negative; callers report that as an error.
-inline std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                     std::int64_t padding, std::int64_t dilation = 1, bool ceil_mode = false) {
+inline std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                                     std::int64_t dilation = 1, bool ceil_mode = false) {
   // BEGIN SOLUTION week03.conv_output_shape
   const std::int64_t span = in + 2 * padding - dilation * (kernel - 1) - 1;
   // Floor division that rounds toward -infinity, like Python's //.

@@ -27,8 +27,8 @@ namespace functional {
 ///   the gradient flows through the kept elements, scaled the same way.
 inline Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr) {
   // BEGIN SOLUTION week03.dropout
-  KINDLING_CHECK_AS(ValueError, p >= 0.0 && p <= 1.0,
-                    "dropout probability has to be between 0 and 1, but got ", detail::py_float_repr(p));
+  KINDLING_CHECK_AS(ValueError, p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ",
+                    detail::py_float_repr(p));
   if (!training || p == 0.0) return x;
   if (p == 1.0) return x * zeros_like(x);
   Tensor keep = ge(rand(x.sizes(), x.dtype(), gen), p).to(x.dtype());  // 1 with probability 1 - p

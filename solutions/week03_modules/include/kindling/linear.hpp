@@ -15,7 +15,8 @@ namespace kindling::nn {
 /// A fully connected layer (torch.nn.Linear).
 class Linear : public Module {
  public:
-  /// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by reset_parameters().
+  /// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
+  /// reset_parameters().
   Linear(std::int64_t in, std::int64_t out, bool has_bias = true);
   /// input (..., in_features) -> (..., out_features). A 2-d input is one addmm;
   /// more dims are flattened to 2-d and back. A wrong last dim gets addmm's

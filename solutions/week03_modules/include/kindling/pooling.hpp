@@ -25,7 +25,11 @@ class MaxPool2d : public Module {
   /// Windows of `kernel`, moved by `step` (default: `kernel`).
   explicit MaxPool2d(Pair2 kernel, std::optional<Pair2> step = std::nullopt, Pair2 pad = 0, Pair2 dil = 1,
                      bool ceil = false)
-      : Module("MaxPool2d"), kernel_size(kernel), stride(step.value_or(kernel)), padding(pad), dilation(dil),
+      : Module("MaxPool2d"),
+        kernel_size(kernel),
+        stride(step.value_or(kernel)),
+        padding(pad),
+        dilation(dil),
         ceil_mode(ceil) {}
   /// F::max_pool2d with this layer's settings.
   Tensor forward(const Tensor& x) override {
@@ -46,7 +50,11 @@ class AvgPool2d : public Module {
   /// Windows of `kernel`, moved by `step` (default: `kernel`).
   explicit AvgPool2d(Pair2 kernel, std::optional<Pair2> step = std::nullopt, Pair2 pad = 0, bool ceil = false,
                      bool include_pad = true)
-      : Module("AvgPool2d"), kernel_size(kernel), stride(step.value_or(kernel)), padding(pad), ceil_mode(ceil),
+      : Module("AvgPool2d"),
+        kernel_size(kernel),
+        stride(step.value_or(kernel)),
+        padding(pad),
+        ceil_mode(ceil),
         count_include_pad(include_pad) {}
   /// F::avg_pool2d with this layer's settings.
   Tensor forward(const Tensor& x) override {

@@ -61,10 +61,9 @@ inline IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict
         continue;
       }
       if (!input->sizes().equals(t.sizes())) {
-        errors.push_back("size mismatch for " + key + ": copying a param with shape " +
-                         autograd::torch_size_string(input->sizes()) +
-                         " from checkpoint, the shape in current model is " + autograd::torch_size_string(t.sizes()) +
-                         ".");
+        errors.push_back(
+            "size mismatch for " + key + ": copying a param with shape " + autograd::torch_size_string(input->sizes()) +
+            " from checkpoint, the shape in current model is " + autograd::torch_size_string(t.sizes()) + ".");
         continue;
       }
       t.copy_(*input);
@@ -73,8 +72,7 @@ inline IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict
     for (const auto& [key, value] : sd) {
       if (key.rfind(prefix, 0) != 0) continue;
       const std::string first = key.substr(prefix.size()).substr(0, key.substr(prefix.size()).find('.'));
-      const bool is_local =
-          std::any_of(local.begin(), local.end(), [&](const auto& e) { return e.first == first; });
+      const bool is_local = std::any_of(local.begin(), local.end(), [&](const auto& e) { return e.first == first; });
       const bool is_child =
           std::any_of(m.children_.begin(), m.children_.end(), [&](const auto& c) { return c.first == first; });
       if (!is_local && !is_child) result.unexpected_keys.push_back(key);

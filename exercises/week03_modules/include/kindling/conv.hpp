@@ -1,0 +1,55 @@
+#pragma once
+/// @file conv.hpp
+/// Conv2d, and the output-size rule shared by convolution and pooling.
+
+#include <kindling/functional.hpp>
+#include <kindling/module.hpp>
+
+namespace kindling::nn {
+
+/// The output length of a convolution or pooling along one spatial dim:
+/// floor((in + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1.
+/// With `ceil_mode` (pooling only), round up instead of down, except that the
+/// last window must start inside the input or the left padding: if
+/// (out - 1) * stride >= in + padding, it is dropped (out - 1).
+/// The result may be 0 or negative; callers report that as an error.
+inline std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                                     std::int64_t dilation = 1, bool ceil_mode = false) {
+  // BEGIN TASK week03.conv_output_shape (replace the stub below with your code)
+  KINDLING_TODO("week03.conv_output_shape");
+  // END TASK
+}
+
+/// Options of Conv2d after the three required arguments, for designated
+/// initialisers: `Conv2d(3, 8, 3, {.stride = 2, .padding = 1})`.
+struct Conv2dOptions {
+  Pair2 stride = 1;         ///< step between windows
+  Pair2 padding = 0;        ///< zeros added on each side
+  Pair2 dilation = 1;       ///< spacing between kernel taps
+  std::int64_t groups = 1;  ///< channel groups (in and out channels must divide)
+  bool bias = true;         ///< learn a bias per output channel
+};
+
+/// 2-d convolution (torch.nn.Conv2d): weight (out, in / groups, kh, kw), bias
+/// (out), both initialised as PyTorch does (kaiming_uniform_ with a = sqrt(5),
+/// bias from U(+-1/sqrt(fan_in))).
+class Conv2d : public Module {
+ public:
+  /// Throws ValueError "in_channels must be divisible by groups" (or out_channels).
+  Conv2d(std::int64_t in, std::int64_t out, Pair2 kernel, Conv2dOptions opts = {});
+  /// F::conv2d with this layer's weight, bias and options.
+  Tensor forward(const Tensor& x) override;
+  /// Redraws weight and bias.
+  void reset_parameters();
+  /// "3, 8, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1)", as PyTorch prints it.
+  std::string extra_repr() const override;
+
+  std::int64_t in_channels;   ///< input channels
+  std::int64_t out_channels;  ///< output channels
+  Pair2 kernel_size;          ///< (kh, kw)
+  Conv2dOptions options;      ///< stride, padding, dilation, groups, bias
+  Tensor weight;              ///< (out, in / groups, kh, kw)
+  Tensor bias;                ///< (out), or undefined
+};
+
+}  // namespace kindling::nn

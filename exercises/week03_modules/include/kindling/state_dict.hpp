@@ -1,0 +1,34 @@
+#pragma once
+/// @file state_dict.hpp
+/// Module::state_dict and Module::load_state_dict: a model's tensors by name.
+///
+/// A checkpoint is just this map. Loading copies values into the tensors the
+/// model already has (so an optimizer holding them sees the new values) and
+/// checks the names and shapes first, reporting every problem at once.
+
+#include <kindling/module.hpp>  // NOLINT(misc-header-include-cycle)
+
+namespace kindling::nn {
+
+namespace detail {
+/// The keys of `keys` as PyTorch lists them in messages: "a", "b".
+inline std::string quoted_keys(const std::vector<std::string>& keys) {
+  std::string s;
+  for (std::size_t i = 0; i < keys.size(); ++i) s += (i ? ", \"" : "\"") + keys[i] + "\"";
+  return s;
+}
+}  // namespace detail
+
+inline StateDict Module::state_dict() {
+  // BEGIN TASK week03.state_dict (replace the stub below with your code)
+  KINDLING_TODO("week03.state_dict");
+  // END TASK
+}
+
+inline IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict) {
+  // BEGIN TASK week03.state_dict (replace the stub below with your code)
+  KINDLING_TODO("week03.state_dict");
+  // END TASK
+}
+
+}  // namespace kindling::nn

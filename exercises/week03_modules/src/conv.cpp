@@ -1,0 +1,172 @@
+// Convolution as im2col + GEMM: every output pixel's receptive field becomes a
+// column of a matrix, so the whole layer is one matrix product per group.
+//
+// Layout: cols is (C * kh * kw, N * OH * OW), row r = (c, ki, kj); for group g
+// the weight (O/G, C/G * kh * kw) times cols' rows of that group gives
+// (O/G, N * OH * OW). Batching all images into the columns makes the GEMM wide
+// enough to be efficient even for 28 x 28 inputs.
+
+#include <kindling/conv.hpp>
+#include <kindling/factory.hpp>
+#include <kindling/grad_mode.hpp>
+
+#include "internal.hpp"
+#include "nn_internal.hpp"
+
+namespace kindling::nn::functional {
+namespace {
+
+struct ConvGeometry {
+  std::int64_t N, C, H, W, O, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW, G;
+  std::int64_t L() const { return OH * OW; }
+  std::int64_t K() const { return C / G * kh * kw; }  // rows of cols per group
+};
+
+template <class T>
+void im2col(const T* x, T* cols, const ConvGeometry& g) {
+  const std::int64_t L = g.L(), NL = g.N * L, rows = g.C * g.kh * g.kw;
+#pragma omp parallel for if (rows * NL > 65536)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    const std::int64_t c = r / (g.kh * g.kw), ki = r / g.kw % g.kh, kj = r % g.kw;
+    for (std::int64_t n = 0; n < g.N; ++n) {
+      const T* plane = x + (n * g.C + c) * g.H * g.W;
+      T* out = cols + r * NL + n * L;
+      for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+        const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+        T* o = out + oh * g.OW;
+        if (ih < 0 || ih >= g.H) {
+          for (std::int64_t ow = 0; ow < g.OW; ++ow) o[ow] = T(0);
+          continue;
+        }
+        const T* row = plane + ih * g.W;
+        for (std::int64_t ow = 0; ow < g.OW; ++ow) {
+          const std::int64_t iw = ow * g.sw - g.pw + kj * g.dw;
+          o[ow] = (iw >= 0 && iw < g.W) ? row[iw] : T(0);
+        }
+      }
+    }
+  }
+}
+
+// The adjoint of im2col: adds each column entry back into the pixel it came from.
+template <class T>
+void col2im(const T* cols, T* dx, const ConvGeometry& g) {
+  const std::int64_t L = g.L(), NL = g.N * L;
+#pragma omp parallel for if (g.C * g.kh * g.kw * NL > 65536)
+  for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {  // one image plane per iteration: no races
+    const std::int64_t n = nc / g.C, c = nc % g.C;
+    T* plane = dx + nc * g.H * g.W;
+    for (std::int64_t ki = 0; ki < g.kh; ++ki)
+      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+        const T* in = cols + ((c * g.kh + ki) * g.kw + kj) * NL + n * L;
+        for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+          const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
+          if (ih < 0 || ih >= g.H) continue;
+          for (std::int64_t ow = 0; ow < g.OW; ++ow) {
+            const std::int64_t iw = ow * g.sw - g.pw + kj * g.dw;
+            if (iw >= 0 && iw < g.W) plane[ih * g.W + iw] += in[oh * g.OW + ow];
+          }
+        }
+      }
+  }
+}
+
+template <class F>
+void visit_float(ScalarType t, F&& f) {
+  if (t == kFloat64)
+    f(double{});
+  else
+    f(float{});
+}
+
+std::string sizes_list(IntArrayRef s) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
+              Pair2 dilation, std::int64_t groups) {
+  KINDLING_CHECK(
+      input.dim() == 3 || input.dim() == 4,
+      "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", sizes_list(input.sizes()));
+  KINDLING_CHECK(weight.dim() == 4, "weight should have 4 dimensions, got ", weight.dim());
+  KINDLING_CHECK(groups > 0, "non-positive groups is not supported");
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "non-positive stride is not supported");
+  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0, "negative padding is not supported");
+  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation should be greater than zero");
+  KINDLING_CHECK(input.is_floating_point() && input.dtype() == weight.dtype(), "expected scalar type ",
+                 dtype_short_name(weight.dtype()), " but found ", dtype_short_name(input.dtype()));
+  const bool batched = input.dim() == 4;
+  const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
+  const auto ws = weight.sizes();
+  ConvGeometry g{x.sizes()[0], x.sizes()[1], x.sizes()[2], x.sizes()[3], ws[0],      ws[2], ws[3], stride.h,
+                 stride.w,     padding.h,    padding.w,    dilation.h,   dilation.w, 0,     0,     groups};
+  KINDLING_CHECK(g.O % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
+                 " at dimension 0, but got weight of size ", sizes_list(ws), " instead");
+  KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", sizes_list(ws),
+                 ", expected input", sizes_list(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+                 input.sizes()[batched ? 1 : 0], " channels instead");
+  if (bias.defined())
+    KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", sizes_list(ws),
+                   ", expected bias to be 1-dimensional with ", g.O, " elements, but got bias of size ",
+                   sizes_list(bias.sizes()), " instead");
+  const std::int64_t eff_h = g.dh * (g.kh - 1) + 1, eff_w = g.dw * (g.kw - 1) + 1;
+  KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
+                 g.H + 2 * g.ph, " x ", g.W + 2 * g.pw, "). Kernel size: (", eff_h, " x ", eff_w,
+                 "). Kernel size can't be greater than actual input size");
+  g.OH = conv_output_size(g.H, g.kh, g.sh, g.ph, g.dh);
+  g.OW = conv_output_size(g.W, g.kw, g.sw, g.pw, g.dw);
+
+  const ScalarType dtype = x.dtype();
+  Tensor cols, out;
+  {
+    AutoGradMode off(false);
+    cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, dtype);
+    visit_float(dtype, [&](auto tag) {
+      using T = decltype(tag);
+      im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
+    });
+    const Tensor wmat = weight.contiguous().view({g.O, g.K()});
+    Tensor y = kindling::detail::empty_contiguous({g.O, g.N * g.L()}, dtype);
+    const std::int64_t og = g.O / g.G;
+    for (std::int64_t grp = 0; grp < g.G; ++grp)
+      kindling::detail::gemm(y.narrow(0, grp * og, og), wmat.narrow(0, grp * og, og),
+                             cols.narrow(0, grp * g.K(), g.K()), 1, false);
+    if (bias.defined()) y.add_(bias.view({g.O, 1}));
+    // A fresh tensor of the final shape (not a view): the node attaches to it.
+    out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, dtype)
+                  : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, dtype);
+    kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
+  }
+  nn::detail::record_function(
+      "ConvolutionBackward0", out, {input, weight, bias}, {weight, cols},
+      [g, batched, has_bias = bias.defined()](const Tensor& grad, const TensorList& saved) -> TensorList {
+        const Tensor& w = saved[0];
+        const Tensor& cols_saved = saved[1];
+        const std::int64_t og = g.O / g.G, NL = g.N * g.L();
+        // grad (N, O, OH, OW) -> (O, N * OH * OW), the layout of the forward GEMM's result.
+        const Tensor gy = grad.reshape({g.N, g.O, g.L()}).permute({1, 0, 2}).contiguous().view({g.O, NL});
+        const Tensor wmat = w.contiguous().view({g.O, g.K()});
+        Tensor gw = kindling::detail::empty_contiguous({g.O, g.K()}, gy.dtype());
+        Tensor gcols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, NL}, gy.dtype());
+        for (std::int64_t grp = 0; grp < g.G; ++grp) {
+          const Tensor gy_g = gy.narrow(0, grp * og, og);
+          kindling::detail::gemm(gw.narrow(0, grp * og, og), gy_g, cols_saved.narrow(0, grp * g.K(), g.K()).t(), 1,
+                                 false);
+          kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(), gy_g, 1, false);
+        }
+        Tensor gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
+        visit_float(gy.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
+        });
+        if (!batched) gx = gx.squeeze(0);
+        return {gx, gw.view(w.sizes()), has_bias ? sum(gy, {1}) : Tensor()};
+      });
+  return out;
+}
+
+}  // namespace kindling::nn::functional

@@ -1,0 +1,34 @@
+#pragma once
+// Private pieces of week 3 shared by its source files.
+
+#include <functional>
+#include <string>
+
+#include <kindling/tensor.hpp>
+
+namespace kindling::nn::detail {
+
+/// Makes `t` hold `value`'s data, dtype and geometry (Module::to): every handle
+/// to `t` sees the change, as with PyTorch's `param.data = ...`.
+void set_data(const Tensor& t, const Tensor& value);
+
+/// The gradients of a week-3 kernel's inputs, given the gradient of its output
+/// and the tensors it saved; one per input (undefined where none is needed).
+using BackwardFn = std::function<TensorList(const Tensor& grad, const TensorList& saved)>;
+
+/// Records a node named `name` (e.g. "ConvolutionBackward0") producing `out`,
+/// when grad mode is on and an input requires grad. `saved` are kept with their
+/// versions (an in-place change before backward is reported, as for week-2 ops).
+/// `backward` must capture no tensors: everything it reads comes through `saved`.
+void record_function(const char* name, const Tensor& out, const TensorList& inputs, const TensorList& saved,
+                     BackwardFn backward);
+
+/// True when recording is on and one of `inputs` requires grad.
+bool wants_grad(const TensorList& inputs);
+
+/// A float as Python's repr writes it: 0.5, 1e-05, 0.0001, 2.0.
+std::string py_float(double v);
+/// "True" / "False".
+inline std::string py_bool(bool b) { return b ? "True" : "False"; }
+
+}  // namespace kindling::nn::detail

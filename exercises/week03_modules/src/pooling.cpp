@@ -1,0 +1,227 @@
+// Pooling kernels. Each works on planes: (N, C, H, W) is N * C independent
+// H x W images. Average pools (fixed and adaptive) share one kernel that takes,
+// per spatial axis, each output cell's window [start, end) and divisor.
+
+#include <cmath>
+#include <limits>
+
+#include <kindling/factory.hpp>
+#include <kindling/grad_mode.hpp>
+#include <kindling/pooling.hpp>
+
+#include "internal.hpp"
+#include "nn_internal.hpp"
+
+namespace kindling::nn::functional {
+namespace {
+
+struct Window {
+  std::int64_t start, end, divisor;
+};
+
+template <class F>
+void visit_float(ScalarType t, F&& f) {
+  if (t == kFloat64)
+    f(double{});
+  else
+    f(float{});
+}
+
+// The input as contiguous planes, and the shape the output should have.
+struct Planes {
+  Tensor x;    // (P, H, W)
+  Shape lead;  // (N, C) or (C)
+  std::int64_t P, H, W;
+};
+
+Planes planes_of(const Tensor& input, const char* op) {
+  KINDLING_CHECK(input.dim() == 3 || input.dim() == 4, "non-empty 3D or 4D (batch mode) tensor expected for input to ",
+                 op);
+  KINDLING_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '", dtype_short_name(input.dtype()), "'");
+  Planes p;
+  const auto s = input.sizes();
+  p.H = s[s.size() - 2];
+  p.W = s[s.size() - 1];
+  p.lead.assign(s.begin(), s.end() - 2);
+  p.P = 1;
+  for (auto v : p.lead) p.P *= v;
+  p.x = input.contiguous().reshape({p.P, p.H, p.W});
+  return p;
+}
+
+Shape out_shape(const Planes& p, std::int64_t oh, std::int64_t ow) {
+  Shape s = p.lead;
+  s.push_back(oh);
+  s.push_back(ow);
+  return s;
+}
+
+void check_output_size(const Planes& p, std::int64_t oh, std::int64_t ow) {
+  const std::int64_t c = p.lead.back();
+  KINDLING_CHECK(oh >= 1 && ow >= 1, "Given input size: (", c, "x", p.H, "x", p.W, "). Calculated output size: (", c,
+                 "x", oh, "x", ow, "). Output size is too small");
+}
+
+// Mean over windows[h] x windows[w] of every plane.
+Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::vector<Window>& ww, bool clipped_divisor,
+                   const char* node_name) {
+  const std::int64_t OH = static_cast<std::int64_t>(hw.size()), OW = static_cast<std::int64_t>(ww.size());
+  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
+  visit_float(p.x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = p.x.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+#pragma omp parallel for if (p.P * p.H * p.W > 65536)
+    for (std::int64_t plane = 0; plane < p.P; ++plane)
+      for (std::int64_t i = 0; i < OH; ++i)
+        for (std::int64_t j = 0; j < OW; ++j) {
+          T s = 0;
+          for (std::int64_t h = hw[i].start; h < hw[i].end; ++h)
+            for (std::int64_t w = ww[j].start; w < ww[j].end; ++w) s += x[(plane * p.H + h) * p.W + w];
+          const std::int64_t div =
+              clipped_divisor ? (hw[i].end - hw[i].start) * (ww[j].end - ww[j].start) : hw[i].divisor * ww[j].divisor;
+          y[(plane * OH + i) * OW + j] = s / static_cast<T>(div);
+        }
+  });
+  const Tensor& result = out;
+  const std::int64_t P = p.P, H = p.H, W = p.W;
+  nn::detail::record_function(
+      node_name, result, {p.x}, {},
+      [hw, ww, clipped_divisor, P, H, W](const Tensor& grad, const TensorList&) -> TensorList {
+        const std::int64_t OH2 = static_cast<std::int64_t>(hw.size()), OW2 = static_cast<std::int64_t>(ww.size());
+        const Tensor g = grad.contiguous();
+        Tensor gx = zeros({P, H, W}, g.dtype());
+        visit_float(g.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          const T* gy = g.data_ptr<T>();
+          T* dx = gx.data_ptr<T>();
+#pragma omp parallel for if (P * H * W > 65536)
+          for (std::int64_t plane = 0; plane < P; ++plane)
+            for (std::int64_t i = 0; i < OH2; ++i)
+              for (std::int64_t j = 0; j < OW2; ++j) {
+                const std::int64_t div = clipped_divisor ? (hw[i].end - hw[i].start) * (ww[j].end - ww[j].start)
+                                                         : hw[i].divisor * ww[j].divisor;
+                const T v = gy[(plane * OH2 + i) * OW2 + j] / static_cast<T>(div);
+                for (std::int64_t h = hw[i].start; h < hw[i].end; ++h)
+                  for (std::int64_t w = ww[j].start; w < ww[j].end; ++w) dx[(plane * H + h) * W + w] += v;
+              }
+        });
+        return {gx.view({P, H, W})};
+      });
+  return result;
+}
+
+std::vector<Window> avg_windows(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t s, std::int64_t pad) {
+  std::vector<Window> w(static_cast<std::size_t>(out));
+  for (std::int64_t o = 0; o < out; ++o) {
+    std::int64_t start = o * s - pad;
+    std::int64_t end = std::min(start + k, in + pad);
+    const std::int64_t divisor = end - start;  // counts the padding
+    start = std::max<std::int64_t>(start, 0);
+    end = std::min(end, in);
+    w[static_cast<std::size_t>(o)] = {start, end, divisor};
+  }
+  return w;
+}
+
+}  // namespace
+
+Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
+                  bool ceil_mode, bool count_include_pad) {
+  const Pair2 stride = stride_opt.value_or(kernel_size);
+  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
+  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
+                 "pad should be at most half of kernel size, but got pad=", padding.h,
+                 " and kernel_size=", kernel_size.h);
+  const Planes p = planes_of(input, "avg_pool2d");
+  const std::int64_t oh = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, 1, ceil_mode);
+  const std::int64_t ow = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, 1, ceil_mode);
+  check_output_size(p, oh, ow);
+  return window_mean(p, avg_windows(p.H, oh, kernel_size.h, stride.h, padding.h),
+                     avg_windows(p.W, ow, kernel_size.w, stride.w, padding.w), !count_include_pad,
+                     "AvgPool2DBackward0");
+}
+
+Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size) {
+  KINDLING_CHECK(output_size.h >= 0 && output_size.w >= 0,
+                 "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {",
+                 output_size.h, ", ", output_size.w, "}");
+  const Planes p = planes_of(input, "adaptive_avg_pool2d");
+  auto bins = [](std::int64_t in, std::int64_t out) {
+    std::vector<Window> w(static_cast<std::size_t>(out));
+    for (std::int64_t o = 0; o < out; ++o) {
+      const auto [start, end] = adaptive_pool_bin(o, in, out);
+      w[static_cast<std::size_t>(o)] = {start, end, end - start};
+    }
+    return w;
+  };
+  return window_mean(p, bins(p.H, output_size.h), bins(p.W, output_size.w), true, "AdaptiveAvgPool2DBackward0");
+}
+
+Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
+                  Pair2 dilation, bool ceil_mode) {
+  const Pair2 stride = stride_opt.value_or(kernel_size);
+  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
+  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation must be greater than zero");
+  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
+                 "pad should be at most half of kernel size, but got pad=", padding.h,
+                 " and kernel_size=", kernel_size.h);
+  const Planes p = planes_of(input, "max_pool2d");
+  const std::int64_t OH = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, dilation.h, ceil_mode);
+  const std::int64_t OW = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, dilation.w, ceil_mode);
+  check_output_size(p, OH, OW);
+  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
+  Tensor idx = kindling::detail::empty_contiguous({p.P, OH, OW}, kInt64);  // flat h * W + w of each max
+  visit_float(p.x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = p.x.data_ptr<T>();
+    T* y = out.data_ptr<T>();
+    std::int64_t* ix = idx.data_ptr<std::int64_t>();
+#pragma omp parallel for if (p.P * p.H * p.W > 65536)
+    for (std::int64_t plane = 0; plane < p.P; ++plane)
+      for (std::int64_t i = 0; i < OH; ++i)
+        for (std::int64_t j = 0; j < OW; ++j) {
+          T best = -std::numeric_limits<T>::infinity();
+          std::int64_t arg = -1;
+          for (std::int64_t a = 0; a < kernel_size.h; ++a) {
+            const std::int64_t h = i * stride.h - padding.h + a * dilation.h;
+            if (h < 0 || h >= p.H) continue;
+            for (std::int64_t b = 0; b < kernel_size.w; ++b) {
+              const std::int64_t w = j * stride.w - padding.w + b * dilation.w;
+              if (w < 0 || w >= p.W) continue;
+              const T v = x[(plane * p.H + h) * p.W + w];
+              if (arg < 0 || v > best || std::isnan(v)) {  // NaN propagates, as in PyTorch
+                best = v;
+                arg = h * p.W + w;
+                if (std::isnan(v)) break;
+              }
+            }
+          }
+          y[(plane * OH + i) * OW + j] = best;
+          ix[(plane * OH + i) * OW + j] = arg;
+        }
+  });
+  const Tensor& result = out;
+  // The node's input is the (P, H, W) planes view, so its gradient has that shape.
+  const std::int64_t P = p.P, H = p.H, W = p.W, HW = H * W, OHW = OH * OW;
+  nn::detail::record_function("MaxPool2DWithIndicesBackward0", result, {p.x}, {idx},
+                              [P, H, W, HW, OHW](const Tensor& grad, const TensorList& saved) -> TensorList {
+                                const Tensor g = grad.contiguous();
+                                const std::int64_t* ix = saved[0].data_ptr<std::int64_t>();
+                                Tensor gx = zeros({P, HW}, g.dtype());
+                                visit_float(g.dtype(), [&](auto tag) {
+                                  using T = decltype(tag);
+                                  const T* gy = g.data_ptr<T>();
+                                  T* dx = gx.data_ptr<T>();
+                                  for (std::int64_t plane = 0; plane < P; ++plane)
+                                    for (std::int64_t o = 0; o < OHW; ++o)
+                                      dx[plane * HW + ix[plane * OHW + o]] += gy[plane * OHW + o];
+                                });
+                                return {gx.view({P, H, W})};
+                              });
+  return result;
+}
+
+}  // namespace kindling::nn::functional
