@@ -303,6 +303,7 @@ TEST(EngineModules, ReprsMatchPyTorch) {
       {"identity", nn::Identity().repr()},
       {"sigmoid", nn::Sigmoid().repr()},
       {"tanh", nn::Tanh().repr()},
+      {"dropout", nn::Dropout().repr()},
       {"upsample_scale", nn::Upsample(std::nullopt, 2.0).repr()},
       {"upsample_size", nn::Upsample(Pair2{4, 6}, std::nullopt, "bilinear").repr()},
       {"module_list", nn::ModuleList(nn::Linear(2, 2), nn::ReLU()).repr()},
