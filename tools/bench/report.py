@@ -81,3 +81,24 @@ for n in (10000, 100000):
     b = [k[f"BM_ChainBackward/{n}/real_time"] for k in runs2]
     print(f"  {n:>7} nodes: {statistics.median(x['ns_per_node'] * 1e9 for x in b):.0f} ns/node, "
           f"{statistics.median(x['graph_bytes_per_node'] for x in b):.0f} graph bytes/node")
+
+
+# ---- week 3: modules -------------------------------------------------------------------------------
+def kindling3(r):
+    k = json.load(open(f"{out}/kindling3-{r}.json"))
+    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+runs3 = [kindling3(r) for r in range(1, rounds + 1)]
+torch3 = [json.load(open(f"{out}/torch3-{r}.json")) for r in range(1, rounds + 1)]
+print("\nWeek 3, PyTorch time / Kindling time (>1: Kindling is faster)")
+rows3 = [("Linear 784->256 b64 fwd+bwd", "BM_LinearForwardBackward/real_time", "linear_fwd_bwd"),
+         ("small CNN b64 28x28 forward", "BM_CnnForward/real_time", "cnn_fwd"),
+         ("small CNN b64 28x28 fwd+bwd", "BM_CnnForwardBackward/real_time", "cnn_fwd_bwd")]
+for label, kn, tn in rows3:
+    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs3, torch3)])
+    kt = statistics.median(seconds(k[kn]) for k in runs3)
+    tt = statistics.median(t[tn] for t in torch3)
+    print(f"  {label:<30} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms)")
+ratio = statistics.median(k["BM_LinearModuleVsDirect/real_time"]["ratio"] for k in runs3)
+print(f"  Linear module / direct addmm (Kindling): {ratio:.2f}")

@@ -2,6 +2,7 @@
 // H x W images. Average pools (fixed and adaptive) share one kernel that takes,
 // per spatial axis, each output cell's window [start, end) and divisor.
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -124,6 +125,48 @@ std::vector<Window> avg_windows(std::int64_t in, std::int64_t out, std::int64_t 
   return w;
 }
 
+struct PoolGeometry {
+  std::int64_t P, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+// A plain function over values (not a lambda over captured references): inside
+// an OpenMP region the compiler would otherwise reload every size from memory
+// at each step of the inner loop.
+template <class T>
+void max_pool_kernel(const T* x, T* y, std::int64_t* ix, const PoolGeometry g) {
+  const std::int64_t P = g.P, H = g.H, W = g.W, OH = g.OH, OW = g.OW, sw = g.sw;
+#pragma omp parallel for if (P * H * W > 65536)
+  for (std::int64_t plane = 0; plane < P; ++plane) {
+    const T* xp = x + plane * H * W;
+    for (std::int64_t i = 0; i < OH; ++i) {
+      // A whole output row at a time, one window tap after another: the loop over
+      // j has no dependence between iterations, so it vectorises.
+      T* best = y + (plane * OH + i) * OW;
+      std::int64_t* arg = ix + (plane * OH + i) * OW;
+      std::fill(best, best + OW, -std::numeric_limits<T>::infinity());
+      std::fill(arg, arg + OW, std::int64_t{-1});
+      for (std::int64_t a = 0; a < g.kh; ++a) {
+        const std::int64_t h = i * g.sh - g.ph + a * g.dh;
+        if (h < 0 || h >= H) continue;
+        for (std::int64_t b = 0; b < g.kw; ++b) {
+          const std::int64_t shift = b * g.dw - g.pw;  // input column of output j: j * sw + shift
+          const std::int64_t lo = std::clamp<std::int64_t>((-shift + sw - 1) / sw, 0, OW);
+          const std::int64_t hi = std::clamp<std::int64_t>((W - shift + sw - 1) / sw, lo, OW);
+          const T* row = xp + h * W + shift;
+          const std::int64_t base = h * W + shift;
+          for (std::int64_t j = lo; j < hi; ++j) {
+            const T v = row[j * sw];
+            // The first NaN wins and stays (v > NaN is false), as in PyTorch.
+            const bool take = (arg[j] < 0) | (v > best[j]) | ((v != v) & (best[j] == best[j]));
+            best[j] = take ? v : best[j];
+            arg[j] = take ? base + j * sw : arg[j];
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
@@ -174,38 +217,16 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   check_output_size(p, OH, OW);
   Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
   Tensor idx = kindling::detail::empty_contiguous({p.P, OH, OW}, kInt64);  // flat h * W + w of each max
+  const PoolGeometry geom{p.P,      p.H,      p.W,       OH,        OW,         kernel_size.h, kernel_size.w,
+                          stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w};
   visit_float(p.x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    const T* x = p.x.data_ptr<T>();
-    T* y = out.data_ptr<T>();
-    std::int64_t* ix = idx.data_ptr<std::int64_t>();
-#pragma omp parallel for if (p.P * p.H * p.W > 65536)
-    for (std::int64_t plane = 0; plane < p.P; ++plane)
-      for (std::int64_t i = 0; i < OH; ++i)
-        for (std::int64_t j = 0; j < OW; ++j) {
-          T best = -std::numeric_limits<T>::infinity();
-          std::int64_t arg = -1;
-          for (std::int64_t a = 0; a < kernel_size.h; ++a) {
-            const std::int64_t h = i * stride.h - padding.h + a * dilation.h;
-            if (h < 0 || h >= p.H) continue;
-            for (std::int64_t b = 0; b < kernel_size.w; ++b) {
-              const std::int64_t w = j * stride.w - padding.w + b * dilation.w;
-              if (w < 0 || w >= p.W) continue;
-              const T v = x[(plane * p.H + h) * p.W + w];
-              if (arg < 0 || v > best || std::isnan(v)) {  // NaN propagates, as in PyTorch
-                best = v;
-                arg = h * p.W + w;
-                if (std::isnan(v)) break;
-              }
-            }
-          }
-          y[(plane * OH + i) * OW + j] = best;
-          ix[(plane * OH + i) * OW + j] = arg;
-        }
+    max_pool_kernel(p.x.data_ptr<T>(), out.data_ptr<T>(), idx.data_ptr<std::int64_t>(), geom);
   });
+  const std::int64_t P = p.P, H = p.H, W = p.W;
   const Tensor& result = out;
   // The node's input is the (P, H, W) planes view, so its gradient has that shape.
-  const std::int64_t P = p.P, H = p.H, W = p.W, HW = H * W, OHW = OH * OW;
+  const std::int64_t HW = H * W, OHW = OH * OW;
   nn::detail::record_function("MaxPool2DWithIndicesBackward0", result, {p.x}, {idx},
                               [P, H, W, HW, OHW](const Tensor& grad, const TensorList& saved) -> TensorList {
                                 const Tensor g = grad.contiguous();

@@ -6,6 +6,8 @@
 // (O/G, N * OH * OW). Batching all images into the columns makes the GEMM wide
 // enough to be efficient even for 28 x 28 inputs.
 
+#include <algorithm>
+
 #include <kindling/conv.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/grad_mode.hpp>
@@ -22,12 +24,26 @@ struct ConvGeometry {
   std::int64_t K() const { return C / G * kh * kw; }  // rows of cols per group
 };
 
+// The output columns [lo, hi) whose input column ow * sw - pw + kj * dw lies inside [0, W).
+struct ValidRange {
+  std::int64_t lo, hi;
+};
+ValidRange valid_columns(const ConvGeometry& g, std::int64_t kj) {
+  const std::int64_t shift = kj * g.dw - g.pw;  // iw = ow * sw + shift
+  auto ceil_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
+  const std::int64_t lo = std::clamp<std::int64_t>(ceil_div(-shift, g.sw), 0, g.OW);
+  const std::int64_t hi = std::clamp<std::int64_t>(ceil_div(g.W - shift, g.sw), lo, g.OW);
+  return {lo, hi};
+}
+
 template <class T>
 void im2col(const T* x, T* cols, const ConvGeometry& g) {
   const std::int64_t L = g.L(), NL = g.N * L, rows = g.C * g.kh * g.kw;
 #pragma omp parallel for if (rows * NL > 65536)
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t c = r / (g.kh * g.kw), ki = r / g.kw % g.kh, kj = r % g.kw;
+    const auto [lo, hi] = valid_columns(g, kj);
+    const std::int64_t shift = kj * g.dw - g.pw;
     for (std::int64_t n = 0; n < g.N; ++n) {
       const T* plane = x + (n * g.C + c) * g.H * g.W;
       T* out = cols + r * NL + n * L;
@@ -35,14 +51,16 @@ void im2col(const T* x, T* cols, const ConvGeometry& g) {
         const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
         T* o = out + oh * g.OW;
         if (ih < 0 || ih >= g.H) {
-          for (std::int64_t ow = 0; ow < g.OW; ++ow) o[ow] = T(0);
+          std::fill(o, o + g.OW, T(0));
           continue;
         }
-        const T* row = plane + ih * g.W;
-        for (std::int64_t ow = 0; ow < g.OW; ++ow) {
-          const std::int64_t iw = ow * g.sw - g.pw + kj * g.dw;
-          o[ow] = (iw >= 0 && iw < g.W) ? row[iw] : T(0);
-        }
+        const T* row = plane + ih * g.W + shift;  // row[ow * sw] is input column ow * sw + shift
+        std::fill(o, o + lo, T(0));
+        if (g.sw == 1)
+          std::copy(row + lo, row + hi, o + lo);
+        else
+          for (std::int64_t ow = lo; ow < hi; ++ow) o[ow] = row[ow * g.sw];
+        std::fill(o + hi, o + g.OW, T(0));
       }
     }
   }
@@ -58,14 +76,15 @@ void col2im(const T* cols, T* dx, const ConvGeometry& g) {
     T* plane = dx + nc * g.H * g.W;
     for (std::int64_t ki = 0; ki < g.kh; ++ki)
       for (std::int64_t kj = 0; kj < g.kw; ++kj) {
+        const auto [lo, hi] = valid_columns(g, kj);
+        const std::int64_t shift = kj * g.dw - g.pw;
         const T* in = cols + ((c * g.kh + ki) * g.kw + kj) * NL + n * L;
         for (std::int64_t oh = 0; oh < g.OH; ++oh) {
           const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
           if (ih < 0 || ih >= g.H) continue;
-          for (std::int64_t ow = 0; ow < g.OW; ++ow) {
-            const std::int64_t iw = ow * g.sw - g.pw + kj * g.dw;
-            if (iw >= 0 && iw < g.W) plane[ih * g.W + iw] += in[oh * g.OW + ow];
-          }
+          T* row = plane + ih * g.W + shift;
+          const T* src = in + oh * g.OW;
+          for (std::int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw] += src[ow];
         }
       }
   }
