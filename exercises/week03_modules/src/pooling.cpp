@@ -88,7 +88,8 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
   const std::int64_t P = p.P, H = p.H, W = p.W;
   nn::detail::record_function(
       node_name, result, {p.x}, {},
-      [hw, ww, clipped_divisor, P, H, W](const Tensor& grad, const TensorList&) -> TensorList {
+      [hw, ww, clipped_divisor, P, H, W](const Tensor& grad, const TensorList&,
+                                         const std::vector<bool>&) -> TensorList {
         const std::int64_t OH2 = static_cast<std::int64_t>(hw.size()), OW2 = static_cast<std::int64_t>(ww.size());
         const Tensor g = grad.contiguous();
         Tensor gx = zeros({P, H, W}, g.dtype());
@@ -227,21 +228,21 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   const Tensor& result = out;
   // The node's input is the (P, H, W) planes view, so its gradient has that shape.
   const std::int64_t HW = H * W, OHW = OH * OW;
-  nn::detail::record_function("MaxPool2DWithIndicesBackward0", result, {p.x}, {idx},
-                              [P, H, W, HW, OHW](const Tensor& grad, const TensorList& saved) -> TensorList {
-                                const Tensor g = grad.contiguous();
-                                const std::int64_t* ix = saved[0].data_ptr<std::int64_t>();
-                                Tensor gx = zeros({P, HW}, g.dtype());
-                                visit_float(g.dtype(), [&](auto tag) {
-                                  using T = decltype(tag);
-                                  const T* gy = g.data_ptr<T>();
-                                  T* dx = gx.data_ptr<T>();
-                                  for (std::int64_t plane = 0; plane < P; ++plane)
-                                    for (std::int64_t o = 0; o < OHW; ++o)
-                                      dx[plane * HW + ix[plane * OHW + o]] += gy[plane * OHW + o];
-                                });
-                                return {gx.view({P, H, W})};
-                              });
+  nn::detail::record_function(
+      "MaxPool2DWithIndicesBackward0", result, {p.x}, {idx},
+      [P, H, W, HW, OHW](const Tensor& grad, const TensorList& saved, const std::vector<bool>&) -> TensorList {
+        const Tensor g = grad.contiguous();
+        const std::int64_t* ix = saved[0].data_ptr<std::int64_t>();
+        Tensor gx = zeros({P, HW}, g.dtype());
+        visit_float(g.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          const T* gy = g.data_ptr<T>();
+          T* dx = gx.data_ptr<T>();
+          for (std::int64_t plane = 0; plane < P; ++plane)
+            for (std::int64_t o = 0; o < OHW; ++o) dx[plane * HW + ix[plane * OHW + o]] += gy[plane * OHW + o];
+        });
+        return {gx.view({P, H, W})};
+      });
   return result;
 }
 

@@ -162,28 +162,35 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   }
   nn::detail::record_function(
       "ConvolutionBackward0", out, {input, weight, bias}, {weight, cols},
-      [g, batched, has_bias = bias.defined()](const Tensor& grad, const TensorList& saved) -> TensorList {
+      [g, batched](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
         const Tensor& w = saved[0];
         const Tensor& cols_saved = saved[1];
         const std::int64_t og = g.O / g.G, NL = g.N * g.L();
         // grad (N, O, OH, OW) -> (O, N * OH * OW), the layout of the forward GEMM's result.
         const Tensor gy = grad.reshape({g.N, g.O, g.L()}).permute({1, 0, 2}).contiguous().view({g.O, NL});
         const Tensor wmat = w.contiguous().view({g.O, g.K()});
-        Tensor gw = kindling::detail::empty_contiguous({g.O, g.K()}, gy.dtype());
-        Tensor gcols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, NL}, gy.dtype());
-        for (std::int64_t grp = 0; grp < g.G; ++grp) {
-          const Tensor gy_g = gy.narrow(0, grp * og, og);
-          kindling::detail::gemm(gw.narrow(0, grp * og, og), gy_g, cols_saved.narrow(0, grp * g.K(), g.K()).t(), 1,
-                                 false);
-          kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(), gy_g, 1, false);
+        Tensor gx, gw, gb;
+        if (needs[1]) {  // dW_g = dY_g cols_g^T
+          gw = kindling::detail::empty_contiguous({g.O, g.K()}, gy.dtype());
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            kindling::detail::gemm(gw.narrow(0, grp * og, og), gy.narrow(0, grp * og, og),
+                                   cols_saved.narrow(0, grp * g.K(), g.K()).t(), 1, false);
+          gw = gw.view(w.sizes());
         }
-        Tensor gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
-        visit_float(gy.dtype(), [&](auto tag) {
-          using T = decltype(tag);
-          col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
-        });
-        if (!batched) gx = gx.squeeze(0);
-        return {gx, gw.view(w.sizes()), has_bias ? sum(gy, {1}) : Tensor()};
+        if (needs[0]) {  // dcols_g = W_g^T dY_g, then scattered back to the pixels
+          Tensor gcols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, NL}, gy.dtype());
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(),
+                                   gy.narrow(0, grp * og, og), 1, false);
+          gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
+          visit_float(gy.dtype(), [&](auto tag) {
+            using T = decltype(tag);
+            col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
+          });
+          if (!batched) gx = gx.squeeze(0);
+        }
+        if (needs.size() > 2 && needs[2]) gb = sum(gy, {1});
+        return {gx, gw, gb};
       });
   return out;
 }

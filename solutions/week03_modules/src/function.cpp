@@ -25,7 +25,9 @@ class FunctionNode final : public autograd::Node {
     TensorList saved;
     saved.reserve(saved_.size());
     for (const auto& s : saved_) saved.push_back(s.unpack(*this));
-    TensorList grads = backward_(grad, saved);
+    std::vector<bool> needs(num_inputs());
+    for (std::size_t i = 0; i < needs.size(); ++i) needs[i] = needs_input_grad(i);
+    TensorList grads = backward_(grad, saved, needs);
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (!needs_input_grad(i)) grads[i] = Tensor();
     return grads;

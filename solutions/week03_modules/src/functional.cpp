@@ -37,11 +37,12 @@ Tensor unary(const Tensor& input, const char* name, F f, DF df) {
       loop(float{});
   };
   run(x, y, f);
-  nn::detail::record_function(name, y, {input}, {x}, [df, run](const Tensor& grad, const TensorList& saved) {
-    Tensor d = kindling::detail::empty_contiguous(saved[0].sizes(), saved[0].dtype());
-    run(saved[0], d, df);
-    return TensorList{grad * d};
-  });
+  nn::detail::record_function(name, y, {input}, {x},
+                              [df, run](const Tensor& grad, const TensorList& saved, const std::vector<bool>&) {
+                                Tensor d = kindling::detail::empty_contiguous(saved[0].sizes(), saved[0].dtype());
+                                run(saved[0], d, df);
+                                return TensorList{grad * d};
+                              });
   return y;
 }
 

@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <kindling/tensor.hpp>
 
@@ -13,8 +14,10 @@ namespace kindling::nn::detail {
 void set_data(const Tensor& t, const Tensor& value);
 
 /// The gradients of a week-3 kernel's inputs, given the gradient of its output
-/// and the tensors it saved; one per input (undefined where none is needed).
-using BackwardFn = std::function<TensorList(const Tensor& grad, const TensorList& saved)>;
+/// and the tensors it saved; one per input. `needs[i]` says whether input i wants
+/// a gradient: skip the work (and return an undefined tensor) where it does not.
+using BackwardFn =
+    std::function<TensorList(const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs)>;
 
 /// Records a node named `name` (e.g. "ConvolutionBackward0") producing `out`,
 /// when grad mode is on and an input requires grad. `saved` are kept with their
