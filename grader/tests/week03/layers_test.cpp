@@ -243,6 +243,16 @@ TEST(EngineLayers, GradcheckEveryLayerInDouble) {
        [](const TensorList& t) {
          return addmm(t[2], t[0].reshape({-1, 3}), t[4].t());
        }},
+      {"nearest",
+       [](const TensorList& t) {
+         return F::interpolate(t[0], Pair2{7, 3});
+       }},
+      {"dropout",
+       [](const TensorList& t) {
+         Generator gen(9);  // the same mask on every call, so the function is deterministic
+         return F::dropout(t[0], 0.4, true, &gen);
+       }},
+      {"flatten_softmax", [](const TensorList& t) { return softmax(F::flatten(t[0]), 1); }},
   };
   // x (2, 3, 4, 5), conv weight (3, 3, 3, 3), bias (3), grouped weight (3, 1, 2, 2), linear weight (3, 3)
   const TensorList inputs = {dbl({2, 3, 4, 5}, 17.0), dbl({3, 3, 3, 3}, 29.0), dbl({3}, 3.0), dbl({3, 1, 2, 2}, 5.0),
