@@ -139,8 +139,7 @@ Module& Module::to(ScalarType dtype) {
   auto convert = [dtype](const Tensor& t) {
     if (!t.defined() || !t.is_floating_point() || t.dtype() == dtype) return;
     detail::set_data(t, t.detach().to(dtype));
-    Tensor& g = t.mutable_grad();
-    if (g.defined()) g = g.to(dtype);
+    if (t.grad().defined()) t.mutable_grad() = t.grad().to(dtype);  // no autograd state for buffers
   };
   for (auto& [prefix, m] : named_modules()) {
     for (auto& [name, p] : m->parameters_) convert(p);
