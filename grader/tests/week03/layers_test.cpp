@@ -149,6 +149,16 @@ TEST(EngineLayers, PoolingMatchesPyTorch) {
   expect_oracle_error([] { F::avg_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "avgpool_pad_too_big");
 }
 
+TEST(EngineLayers, MaxPoolPropagatesNaNAndRoutesTheGradientToTheMaximum) {
+  const Tensor x = tensor({{1.0f, 5.0f, 2.0f, 0.0f}, {3.0f, 4.0f, std::nanf(""), 9.0f}}).reshape({1, 1, 2, 4});
+  const Tensor leaf = x.detach().requires_grad_();
+  const Tensor y = F::max_pool2d(leaf, 2);
+  EXPECT_EQ(y.select(3, 0).item<float>(), 5.0f);
+  EXPECT_TRUE(std::isnan(y.select(3, 1).item<float>()));
+  y.sum().backward();
+  EXPECT_TRUE(equal(leaf.grad().reshape({8}), tensor({0.0f, 1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 1.0f, 0.0f})));
+}
+
 TEST(EngineLayers, BatchNormTrainingMatchesPyTorchAndUpdatesRunningStats) {
   nn::BatchNorm2d bn(3);
   assign(bn.weight, tensor({1.5f, -0.5f, 2.0f}));
