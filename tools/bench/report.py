@@ -102,3 +102,26 @@ for label, kn, tn in rows3:
     print(f"  {label:<30} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms)")
 ratio = statistics.median(k["BM_LinearModuleVsDirect/real_time"]["ratio"] for k in runs3)
 print(f"  Linear module / direct addmm (Kindling): {ratio:.2f}")
+
+
+# ---- week 4: data ------------------------------------------------------------------------------------
+def kindling4(r):
+    k = json.load(open(f"{out}/kindling4-{r}.json"))
+    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
+
+
+runs4 = [kindling4(r) for r in range(1, rounds + 1)]
+torch4 = [json.load(open(f"{out}/torch4-{r}.json")) for r in range(1, rounds + 1)]
+print("\nWeek 4, PyTorch time / Kindling time (>1: Kindling is faster)")
+rows4 = [("WeightedRandomSampler 1e6 of 1e6, replacement", "BM_WeightedSampler/1000000/1/real_time",
+          "weighted_replacement"),
+         ("WeightedRandomSampler 1e6 of 1e6, no replacement", "BM_WeightedSampler/1000000/0/real_time",
+          "weighted_no_replacement")]
+for label, kn, tn in rows4:
+    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs4, torch4)])
+    kt = statistics.median(seconds(k[kn]) for k in runs4)
+    tt = statistics.median(t[tn] for t in torch4)
+    print(f"  {label:<48} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms)")
+scan = statistics.median(seconds(k["BM_WeightedLinearScan/10000/real_time"]) for k in runs4)
+table = statistics.median(seconds(k["BM_WeightedSampler/10000/1/real_time"]) for k in runs4)
+print(f"  10^4 draws from 10^4 weights: linear scan per draw / alias table = {scan / table:.0f}x")

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 namespace kindling::testing {
@@ -130,6 +131,8 @@ Tensor oracle_ramp(const Shape& shape, double scale, double shift) {
 Values oracle_grad(const std::string& name, std::size_t i) { return values_of(at(name, "grads").at(i)); }
 
 double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }
+
+const nlohmann::json& oracle_json(const std::string& name) { return at(name, ""); }
 
 Tensor to_tensor(const Values& v) {
   std::vector<float> data(v.values.begin(), v.values.end());

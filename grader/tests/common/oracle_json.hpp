@@ -1,0 +1,14 @@
+#pragma once
+// Raw access to the oracle's cases, for tests whose expected values are lists of
+// records (index sequences per configuration) rather than tensors.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace kindling::testing {
+
+/// cases[name] of this week's data/oracle.json.
+const nlohmann::json& oracle_json(const std::string& name);
+
+}  // namespace kindling::testing

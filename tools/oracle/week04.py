@@ -1,0 +1,66 @@
+#!/usr/bin/python3
+"""Expected values for week 4 (data), produced by PyTorch 1.13 (Debian's python3-torch).
+
+Run with Debian's interpreter:  /usr/bin/python3 tools/oracle/week04.py
+It writes grader/tests/week04/data/oracle.json: exact index sequences of the
+deterministic samplers, lengths, and error messages. Random samplers are checked
+statistically in the tests: Kindling's generator is not PyTorch's.
+"""
+import json
+import os
+
+import torch
+from torch.utils.data import BatchSampler, DistributedSampler, RandomSampler, SequentialSampler, WeightedRandomSampler
+
+assert torch.__version__.startswith("1.13"), torch.__version__
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week04", "data", "oracle.json")
+cases = {}
+
+
+def error(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
+        return {"type": type(e).__name__, "message": str(e)}
+    raise AssertionError("expected an error")
+
+
+cases["sequential"] = {"indices": list(SequentialSampler(range(7))), "len": len(SequentialSampler(range(7)))}
+batches = []
+for n in (0, 1, 5, 10, 11):
+    for bs in (1, 3, 5, 12):
+        for drop in (False, True):
+            b = BatchSampler(SequentialSampler(range(n)), bs, drop)
+            batches.append({"n": n, "batch_size": bs, "drop_last": drop, "batches": list(b), "len": len(b)})
+cases["batch_sampler"] = batches
+dist = []
+for n in (0, 1, 5, 10, 11, 17):
+    for replicas in (1, 2, 3, 4):
+        for drop in (False, True):
+            ranks = []
+            for rank in range(replicas):
+                s = DistributedSampler(range(n), num_replicas=replicas, rank=rank, shuffle=False, drop_last=drop)
+                ranks.append({"indices": list(s), "len": len(s)})
+            dist.append({"n": n, "replicas": replicas, "drop_last": drop, "ranks": ranks})
+cases["distributed"] = dist
+cases["random_len"] = {"default": len(RandomSampler(range(5))),
+                       "replacement": len(RandomSampler(range(5), replacement=True, num_samples=7)),
+                       "more_than_n": len(RandomSampler(range(5), num_samples=12))}
+cases["weighted_num_samples"] = error(lambda: WeightedRandomSampler([1.0, 2.0], 0))
+cases["random_num_samples"] = error(lambda: RandomSampler(range(5), num_samples=0))
+cases["weighted_negative"] = error(lambda: list(WeightedRandomSampler([1.0, -2.0], 3)))
+cases["weighted_nan"] = error(lambda: list(WeightedRandomSampler([1.0, float("nan")], 3)))
+cases["weighted_inf"] = error(lambda: list(WeightedRandomSampler([1.0, float("inf")], 3)))
+cases["weighted_all_zero"] = error(lambda: list(WeightedRandomSampler([0.0, 0.0], 3)))
+cases["weighted_too_many"] = error(lambda: list(WeightedRandomSampler([1.0, 2.0], 3, replacement=False)))
+cases["weighted_shape"] = error(lambda: WeightedRandomSampler(torch.ones(1, 2), 2))
+cases["batch_size_zero"] = error(lambda: BatchSampler(SequentialSampler(range(5)), 0, False))
+cases["rank_too_big"] = error(lambda: DistributedSampler(range(5), num_replicas=2, rank=2))
+cases["rank_negative"] = error(lambda: DistributedSampler(range(5), num_replicas=2, rank=-1))
+# Without replacement, zero-weight categories come last (PyTorch: the exponential race in multinomial).
+cases["weighted_zero_last"] = {"indices": sorted(WeightedRandomSampler([1.0, 0.0, 0.0, 2.0], 2, replacement=False))}
+
+os.makedirs(os.path.dirname(OUT), exist_ok=True)
+with open(OUT, "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)
+print("wrote", OUT, len(cases), "cases")
