@@ -116,7 +116,7 @@ TEST(week04_random_sampler, WithReplacementRepeatsIndices) {
   EXPECT_EQ(RandomSampler(5, true, 7).size(), oracle_json("random_len")["replacement"].get<std::int64_t>());
 }
 
-TEST(week04_random_sampler, NonPositiveNumSamplesIsAValueError) {
+TEST(EngineSamplerArguments, RandomSamplerNeedsPositiveNumSamples) {
   expect_oracle_error([] { RandomSampler(5, false, 0); }, "random_num_samples");
 }
 
@@ -234,7 +234,7 @@ TEST(week04_batch_sampler, KeepsTheSamplersOrder) {
   EXPECT_EQ(batches.back().size(), 2u);
 }
 
-TEST(week04_batch_sampler, NonPositiveBatchSizeIsAValueError) {
+TEST(EngineSamplerArguments, BatchSamplerNeedsPositiveBatchSize) {
   expect_oracle_error([] { BatchSampler(std::make_shared<SequentialSampler>(5), 0, false); }, "batch_size_zero");
 }
 
