@@ -1,12 +1,19 @@
-// Week 4 benchmarks: WeightedRandomSampler, 10^6 draws from 10^6 weights, with
-// and without replacement (tools/bench-compare runs torch.multinomial on the
-// same workload), and the same draws by a linear scan per draw, the approach
-// the task warns against, on a smaller problem so that it finishes.
+// Week 4 benchmarks (tools/bench-compare runs the same workloads in PyTorch):
+// - WeightedRandomSampler, 10^6 draws from 10^6 weights, with and without
+//   replacement, and a linear scan per draw for contrast (on 10^4);
+// - worker scaling: a dataset that waits 1 ms per item, batch 32, 0-8 workers,
+//   counter `efficiency` = items/s / (1000 * max(1, workers));
+// - per-batch overhead: an in-memory 60,000 x 784 float dataset at batch 64;
+// - staging copies: a batch copied into a recycled pinned buffer vs into fresh
+//   pageable memory.
 
+#include <chrono>
 #include <random>
+#include <thread>
 
 #include <benchmark/benchmark.h>
 #include <kindling/data.hpp>
+#include <kindling/kindling.hpp>
 
 using namespace kindling;
 
@@ -59,6 +66,68 @@ void BM_WeightedLinearScan(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_WeightedLinearScan)->Arg(10'000)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Items that take 1 ms to "load" (a sleep: I/O-bound, like decoding from disk).
+struct SleepyDataset : data::Dataset {
+  data::Example get(std::int64_t i) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return {full({4}, static_cast<double>(i))};
+  }
+  std::int64_t size() const override { return 32 * 16; }
+};
+
+void BM_WorkerScaling(benchmark::State& state) {
+  const std::int64_t workers = state.range(0);
+  auto ds = std::make_shared<SleepyDataset>();
+  data::DataLoader loader(ds, {.batch_size = 32, .num_workers = workers});
+  std::int64_t items = 0;
+  for (auto _ : state)
+    for (const data::Batch& b : loader) items += b[0].sizes()[0];
+  state.counters["items_per_s"] = benchmark::Counter(static_cast<double>(items), benchmark::Counter::kIsRate);
+  state.counters["efficiency"] = benchmark::Counter(
+      static_cast<double>(items) / (1000.0 * static_cast<double>(std::max<std::int64_t>(1, workers))),
+      benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_WorkerScaling)->Arg(0)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// 60,000 x 784 floats in memory, batch 64: what does the loader itself cost per batch?
+void BM_PerBatchOverhead(benchmark::State& state) {
+  const std::int64_t workers = state.range(0);
+  static const Tensor images = rand({60000, 784});
+  static const Tensor labels = randint(10, {60000});
+  auto ds = std::make_shared<data::TensorDataset>(TensorList{images, labels});
+  data::DataLoader loader(ds, {.batch_size = 64, .shuffle = true, .num_workers = workers});
+  std::int64_t batches = 0;
+  for (auto _ : state)
+    for (const data::Batch& b : loader) {
+      benchmark::DoNotOptimize(b[0].data_ptr());
+      ++batches;
+    }
+  state.counters["us_per_batch"] =
+      benchmark::Counter(static_cast<double>(batches), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_PerBatchOverhead)->Arg(0)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// One 64 x 784 float batch (196 KiB): into a recycled pinned buffer, or into fresh pageable memory.
+void BM_StagingPinnedRecycled(benchmark::State& state) {
+  const Tensor batch = rand({64, 784});
+  auto pool = data::PinnedMemoryPool::create();
+  for (auto _ : state) benchmark::DoNotOptimize(pool->pinned_copy(batch).data_ptr());
+}
+BENCHMARK(BM_StagingPinnedRecycled)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+void BM_StagingPageableFresh(benchmark::State& state) {
+  const Tensor batch = rand({64, 784});
+  for (auto _ : state) benchmark::DoNotOptimize(batch.clone().data_ptr());
+}
+BENCHMARK(BM_StagingPageableFresh)->Unit(benchmark::kMicrosecond)->UseRealTime();
+
+// Locking a fresh buffer for every batch: what the pool avoids.
+void BM_StagingPinnedFresh(benchmark::State& state) {
+  const Tensor batch = rand({64, 784});
+  for (auto _ : state) benchmark::DoNotOptimize(batch.pin_memory().data_ptr());
+}
+BENCHMARK(BM_StagingPinnedFresh)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 

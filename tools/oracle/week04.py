@@ -60,6 +60,24 @@ cases["rank_negative"] = error(lambda: DistributedSampler(range(5), num_replicas
 # Without replacement, zero-weight categories come last (PyTorch: the exponential race in multinomial).
 cases["weighted_zero_last"] = {"indices": sorted(WeightedRandomSampler([1.0, 0.0, 0.0, 2.0], 2, replacement=False))}
 
+# ---- DataLoader ---------------------------------------------------------------------------------------------
+from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
+
+ds = TensorDataset(torch.arange(10.0), torch.arange(10))
+cases["loader_errors"] = {
+    "num_workers": error(lambda: DataLoader(ds, num_workers=-1)),
+    "timeout": error(lambda: DataLoader(ds, timeout=-1)),
+    "prefetch_factor": error(lambda: DataLoader(ds, prefetch_factor=4)),
+    "persistent_workers": error(lambda: DataLoader(ds, persistent_workers=True)),
+    "sampler_shuffle": error(lambda: DataLoader(ds, sampler=SequentialSampler(ds), shuffle=True)),
+    "batch_sampler": error(lambda: DataLoader(ds, batch_sampler=BatchSampler(SequentialSampler(ds), 2, False),
+                                              batch_size=3)),
+    "batch_size_none": error(lambda: DataLoader(ds, batch_size=None, drop_last=True)),
+    "batch_size_zero": error(lambda: DataLoader(ds, batch_size=0)),
+}
+cases["loader_len"] = {"keep": len(DataLoader(ds, batch_size=3)), "drop": len(DataLoader(ds, batch_size=3, drop_last=True))}
+cases["tensor_dataset_mismatch"] = error(lambda: TensorDataset(torch.zeros(3), torch.zeros(4)))
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)

@@ -73,6 +73,12 @@ Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(vo
   return s;
 }
 
+Storage Storage::from_pinned_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter) {
+  Storage s = from_blob(data, nbytes, std::move(deleter), kCPU);
+  s.buffer_->pinned = true;
+  return s;
+}
+
 // ---- Tensor -------------------------------------------------------------------------
 Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype) {
   auto impl = std::make_shared<TensorImpl>();

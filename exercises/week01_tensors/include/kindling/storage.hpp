@@ -38,6 +38,9 @@ class Storage {
   /// Wraps memory owned elsewhere; `deleter` (may be empty) runs when the last handle goes.
   static Storage from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter = {},
                            Device device = kCPU);
+  /// from_blob for CPU memory that the caller has page-locked (week 4's pinned
+  /// memory pool); is_pinned() reports it.
+  static Storage from_pinned_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter);
 
   /// The first byte of the buffer.
   void* data() const { return buffer_ ? buffer_->data : nullptr; }

@@ -133,6 +133,10 @@ class Tensor {
   bool is_alias_of(const Tensor& other) const { return storage().is_alias_of(other.storage()); }
   /// True when the storage is page-locked (week 4).
   bool is_pinned() const { return storage().is_pinned(); }
+  /// A contiguous copy in page-locked memory, or this tensor if it is already
+  /// pinned (defined by week 4, pinned.hpp). Falls back to an ordinary copy, with
+  /// a warning printed once, when the system refuses to lock more memory.
+  Tensor pin_memory() const;
   /// The in-place version counter (shared with views).
   std::uint32_t version() const;
   /// Records an in-place write (called by every in-place op).

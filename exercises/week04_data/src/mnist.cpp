@@ -1,0 +1,166 @@
+// IDX (through zlib, which reads gzip and plain files alike) and CSV readers.
+
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <kindling/factory.hpp>
+#include <kindling/mnist.hpp>
+
+namespace kindling::data {
+
+namespace {
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+std::uint32_t big_endian(const unsigned char* p) {
+  return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) | std::uint32_t{p[3]};
+}
+
+// Reads exactly n bytes (fewer at the end of the file); throws on a gzip error.
+std::size_t read_some(gzFile f, void* dst, std::size_t n, const std::string& path) {
+  std::size_t got = 0;
+  while (got < n) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(n - got, 1u << 30));
+    const int r = gzread(f, static_cast<char*>(dst) + got, chunk);
+    if (r < 0) {
+      int code = 0;
+      const char* msg = gzerror(f, &code);
+      throw Error(path + ": not a valid IDX file (" + (msg ? msg : "read error") + ")");
+    }
+    if (r == 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  return got;
+}
+
+std::string find_file(const std::string& root, const std::string& name) {
+  for (const std::string& candidate : {root + "/" + name + ".gz", root + "/" + name})
+    if (std::filesystem::exists(candidate)) return candidate;
+  throw Error("Fashion-MNIST: " + root + "/" + name + ".gz not found (install dataset-fashion-mnist, or pass the " +
+              "folder that holds the IDX files)");
+}
+}  // namespace
+
+IdxFile read_idx(const std::string& path, int expected_dims) {
+  gzFile f = gzopen(path.c_str(), "rb");
+  if (!f) throw Error(path + ": cannot open");
+  std::unique_ptr<gzFile_s, int (*)(gzFile)> closer(f, gzclose);
+  unsigned char header[4];
+  if (read_some(f, header, 4, path) < 4) throw Error(path + ": truncated: no IDX header");
+  const std::uint32_t magic = big_endian(header);
+  const std::uint32_t expected = 0x800u + static_cast<std::uint32_t>(expected_dims);
+  if (magic != expected)
+    throw Error(path + ": wrong magic number " + hex32(magic) + " (expected " + hex32(expected) +
+                ": unsigned bytes in " + std::to_string(expected_dims) + " dims)");
+  IdxFile idx;
+  std::uint64_t total = 1;
+  for (int d = 0; d < expected_dims; ++d) {
+    unsigned char b[4];
+    if (read_some(f, b, 4, path) < 4)
+      throw Error(path + ": truncated: the header ends before dim " + std::to_string(d));
+    idx.dims.push_back(big_endian(b));
+    total *= big_endian(b);
+  }
+  idx.data.resize(total);
+  const std::size_t got = read_some(f, idx.data.data(), total, path);
+  if (got < total)
+    throw Error(path + ": truncated: expected " + std::to_string(total) + " bytes of data, got " + std::to_string(got));
+  return idx;
+}
+
+std::string default_fashion_mnist_root() {
+  const std::string system = "/usr/share/datasets/fashion-mnist";
+  if (std::filesystem::exists(system + "/train-images-idx3-ubyte.gz")) return system;
+  return std::string(KINDLING_DATASETS_DIR) + "/fashion-mnist-subset";
+}
+
+FashionMNIST::FashionMNIST(const std::string& root, bool train) {
+  const std::string prefix = train ? "train" : "t10k";
+  const std::string image_path = find_file(root, prefix + "-images-idx3-ubyte");
+  const std::string label_path = find_file(root, prefix + "-labels-idx1-ubyte");
+  IdxFile images = read_idx(image_path, 3);
+  IdxFile labels = read_idx(label_path, 1);
+  if (images.dims[0] != labels.dims[0])
+    throw Error("Fashion-MNIST: " + image_path + " has " + std::to_string(images.dims[0]) + " images but " +
+                label_path + " has " + std::to_string(labels.dims[0]) + " labels");
+  images_ = empty({images.dims[0], images.dims[1], images.dims[2]}, kUInt8);
+  std::copy(images.data.begin(), images.data.end(), images_.data_ptr<std::uint8_t>());
+  labels_ = empty({labels.dims[0]}, kInt64);
+  auto* l = labels_.data_ptr<std::int64_t>();
+  for (std::size_t i = 0; i < labels.data.size(); ++i) {
+    if (labels.data[i] > 9)
+      throw Error(label_path + ": label " + std::to_string(labels.data[i]) + " at index " + std::to_string(i) +
+                  " is not a Fashion-MNIST class (0-9)");
+    l[i] = labels.data[i];
+  }
+}
+
+Example FashionMNIST::get(std::int64_t index) {
+  check_index(index, size());
+  return {images_.select(0, index), labels_.select(0, index)};
+}
+
+const std::array<const char*, 10>& FashionMNIST::classes() {
+  static const std::array<const char*, 10> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
+                                                    "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
+  return names;
+}
+
+CsvDataset::CsvDataset(const std::string& path, std::int64_t label_column, bool has_header) {
+  std::ifstream in(path);
+  if (!in) throw Error(path + ": cannot open");
+  std::vector<float> features;
+  std::vector<std::int64_t> labels;
+  std::int64_t fields = -1, line_no = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if ((has_header && line_no == 1) || line.empty()) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
+    const auto n = static_cast<std::int64_t>(cells.size());
+    if (fields < 0) fields = n;
+    if (n != fields)
+      throw Error(path + ":" + std::to_string(line_no) + ": expected " + std::to_string(fields) + " fields, got " +
+                  std::to_string(n));
+    const std::int64_t label_at = label_column < 0 ? n + label_column : label_column;
+    if (label_at < 0 || label_at >= n)
+      throw Error(path + ": label column " + std::to_string(label_column) + " is out of range for " +
+                  std::to_string(n) + " fields");
+    for (std::int64_t c = 0; c < n; ++c) {
+      const std::string& cell = cells[static_cast<std::size_t>(c)];
+      std::size_t used = 0;
+      double v = 0;
+      try {
+        v = std::stod(cell, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used == 0 || cell.find_first_not_of(" \t", used) != std::string::npos)
+        throw Error(path + ":" + std::to_string(line_no) + ": field " + std::to_string(c + 1) + " ('" + cell +
+                    "') is not a number");
+      if (c == label_at)
+        labels.push_back(static_cast<std::int64_t>(v));
+      else
+        features.push_back(static_cast<float>(v));
+    }
+  }
+  const auto rows = static_cast<std::int64_t>(labels.size());
+  features_ = tensor(features).reshape({rows, rows ? fields - 1 : 0});
+  labels_ = tensor(labels);
+}
+
+Example CsvDataset::get(std::int64_t index) {
+  check_index(index, size());
+  return {features_.select(0, index), labels_.select(0, index)};
+}
+
+}  // namespace kindling::data

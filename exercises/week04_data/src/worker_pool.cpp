@@ -1,0 +1,110 @@
+// The given half of the worker pool: starting, stopping and the worker threads'
+// loop. The protocol itself (dispatch, run_task, next) is in worker_pool.hpp.
+
+#include <cxxabi.h>
+
+#include <cstdlib>
+
+#include <kindling/worker_pool.hpp>
+
+namespace kindling::data {
+
+namespace {
+thread_local const WorkerInfo* current_worker = nullptr;
+
+// "kindling::ValueError" for typeid(...).name()'s "N8kindling10ValueErrorE".
+std::string demangle(const std::string& name) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name.c_str(), nullptr, nullptr, &status);
+  std::string out = status == 0 && readable ? readable : name;
+  std::free(readable);
+  return out;
+}
+}  // namespace
+
+const WorkerInfo* get_worker_info() { return current_worker; }
+
+WorkerError::WorkerError(std::int64_t worker, std::int64_t batch_index, std::int64_t item, const std::string& kind,
+                         const std::string& message)
+    : Error("Caught " + demangle(kind) + " in DataLoader worker " + std::to_string(worker) +
+            (batch_index < 0 ? " in worker_init_fn"
+             : item < 0      ? " while collating batch " + std::to_string(batch_index)
+                        : " while loading index " + std::to_string(item) + " of batch " + std::to_string(batch_index)) +
+            ": " + message),
+      worker_id(worker),
+      batch(batch_index),
+      index(item),
+      original(message) {}
+
+WorkerPool::WorkerPool(Config config) : config_(std::move(config)) {
+  KINDLING_CHECK(config_.num_workers > 0 && config_.prefetch_factor > 0,
+                 "WorkerPool needs num_workers > 0 and prefetch_factor > 0");
+  queues_.resize(static_cast<std::size_t>(config_.num_workers));
+  threads_.reserve(static_cast<std::size_t>(config_.num_workers));
+  for (std::int64_t id = 0; id < config_.num_workers; ++id) threads_.emplace_back([this, id] { worker_loop(id); });
+}
+
+WorkerPool::~WorkerPool() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  work_cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void WorkerPool::start_epoch(std::vector<std::vector<std::int64_t>> batches) {
+  std::lock_guard lock(mutex_);
+  ++epoch_;  // results of the old epoch still being computed are dropped on arrival
+  for (auto& q : queues_) q.clear();
+  results_.clear();
+  batches_ = std::move(batches);
+  sent_ = received_ = 0;
+}
+
+std::int64_t WorkerPool::in_flight() const {
+  std::lock_guard lock(mutex_);
+  return sent_ - received_;
+}
+
+void WorkerPool::worker_loop(std::int64_t id) {
+  const WorkerInfo info{id, config_.num_workers, config_.base_seed + static_cast<std::uint64_t>(id),
+                        config_.dataset.get()};
+  current_worker = &info;
+  if (config_.worker_init_fn) {
+    try {
+      config_.worker_init_fn(id);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(mutex_);
+      if (!init_error_) init_error_ = std::make_exception_ptr(WorkerError(id, -1, -1, typeid(e).name(), e.what()));
+      result_cv_.notify_all();
+      return;
+    }
+  }
+  auto& queue = queues_[static_cast<std::size_t>(id)];
+  for (;;) {
+    Task task;
+    {
+      std::unique_lock lock(mutex_);
+      work_cv_.wait(lock, [&] { return stopping_ || !queue.empty(); });
+      if (stopping_) break;
+      task = std::move(queue.front());
+      queue.pop_front();
+    }
+    Result result;
+    try {
+      result = run_task(id, task);
+    } catch (...) {  // run_task reports dataset errors itself; this catches anything else (a stub, say)
+      result.error = std::current_exception();
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (task.epoch != epoch_ || stopping_) continue;  // a stale epoch, or shutting down
+      results_.emplace(task.batch, std::move(result));
+    }
+    result_cv_.notify_all();
+  }
+  current_worker = nullptr;
+}
+
+}  // namespace kindling::data

@@ -1,0 +1,357 @@
+// Collate, the DataLoader (single thread and worker threads), and pinned memory.
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include <kindling/data.hpp>
+
+#include "oracle_json.hpp"
+#include "testing.hpp"
+
+namespace kindling::testing {
+namespace {
+
+using data::Batch;
+using data::DataLoader;
+using data::DataLoaderOptions;
+using data::Example;
+
+// Items {x = [i, i, i] float, y = i (0-d int64)}, with optional per-item delays and a failing index.
+struct SlowDataset : data::Dataset {
+  explicit SlowDataset(std::int64_t n, int max_delay_us = 0, std::int64_t fail_at = -1, int stall_ms_at_5 = 0)
+      : n_(n), max_delay_us_(max_delay_us), fail_at_(fail_at), stall_ms_at_5_(stall_ms_at_5) {}
+  Example get(std::int64_t i) override {
+    calls.fetch_add(1);
+    std::int64_t seen = max_index.load();
+    while (i > seen && !max_index.compare_exchange_weak(seen, i)) {
+    }
+    if (max_delay_us_ > 0)  // a different, fixed delay per index: workers finish out of order
+      std::this_thread::sleep_for(std::chrono::microseconds((i * 7919) % max_delay_us_));
+    if (i == 5 && stall_ms_at_5_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(stall_ms_at_5_));
+    if (i == fail_at_) throw ValueError("item " + std::to_string(i) + " is corrupt");
+    if (const auto* info = data::get_worker_info()) {
+      std::lock_guard lock(mutex);
+      workers_seen.insert(info->id);
+      seeds_seen.insert(info->seed);
+    }
+    return {full({3}, static_cast<double>(i)), scalar_tensor(i, kInt64)};
+  }
+  std::int64_t size() const override { return n_; }
+
+  std::atomic<std::int64_t> calls{0}, max_index{-1};
+  std::mutex mutex;
+  std::set<std::int64_t> workers_seen;
+  std::set<std::uint64_t> seeds_seen;
+
+ private:
+  std::int64_t n_;
+  int max_delay_us_;
+  std::int64_t fail_at_;
+  int stall_ms_at_5_;
+};
+
+std::vector<std::int64_t> labels_of(DataLoader& loader) {
+  std::vector<std::int64_t> out;
+  for (const Batch& b : loader) {
+    const Tensor y = b.at(1).contiguous();
+    for (std::int64_t i = 0; i < y.numel(); ++i) out.push_back(y.data_ptr<std::int64_t>()[i]);
+  }
+  return out;
+}
+
+// ---- week04.default_collate --------------------------------------------------------------------------
+TEST(week04_default_collate, StacksEachFieldAlongANewFirstDim) {
+  const Batch b =
+      data::default_collate({{ones({2, 3}), scalar_tensor(4, kInt64)}, {zeros({2, 3}), scalar_tensor(7, kInt64)}});
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].sizes().vec(), (Shape{2, 2, 3}));
+  EXPECT_TRUE(equal(b[0].select(0, 0), ones({2, 3})));
+  EXPECT_TRUE(equal(b[0].select(0, 1), zeros({2, 3})));
+  EXPECT_EQ(b[1].dtype(), kInt64);
+  EXPECT_TRUE(equal(b[1], tensor(std::vector<std::int64_t>{4, 7})));
+}
+
+TEST(week04_default_collate, OneExampleGivesABatchOfOne) {
+  const Batch b = data::default_collate({{arange(3, kFloat32)}});
+  EXPECT_EQ(b[0].sizes().vec(), (Shape{1, 3}));
+}
+
+TEST(week04_default_collate, MismatchedShapesGetStacksMessage) {
+  expect_error<Error>(
+      [] {
+        data::default_collate({{zeros({3})}, {zeros({4})}});
+      },
+      "stack expects each tensor to be equal size, but got [3] at entry 0 and [4] at entry 1");
+}
+
+TEST(week04_default_collate, MismatchedFieldCountsAndEmptyBatches) {
+  expect_error<Error>(
+      [] {
+        data::default_collate({{zeros({3}), zeros({})}, {zeros({3})}});
+      },
+      "each element in list of batch should be of equal size");
+  expect_error<Error>([] { data::default_collate({}); }, "default_collate: got an empty batch");
+}
+
+TEST(week04_default_collate, DataLoaderBatchesATensorDataset) {
+  auto ds = std::make_shared<data::TensorDataset>(TensorList{arange(10, kFloat32).view({5, 2}), arange(5, kInt64)});
+  DataLoader loader(ds, {.batch_size = 2});
+  std::vector<Shape> shapes;
+  for (const Batch& b : loader) shapes.push_back(b[0].sizes().vec());
+  EXPECT_EQ(shapes, (std::vector<Shape>{{2, 2}, {2, 2}, {1, 2}}));
+  EXPECT_EQ(loader.size(), 3);
+}
+
+// ---- week04.multi_worker -------------------------------------------------------------------------------
+TEST(week04_multi_worker, BatchesArriveInSamplerOrderWhateverTheTiming) {
+  for (std::int64_t workers : {1, 2, 4}) {
+    auto ds = std::make_shared<SlowDataset>(60, 3000);
+    DataLoader loader(ds, {.batch_size = 4, .num_workers = workers});
+    std::vector<std::int64_t> expected(60);
+    std::iota(expected.begin(), expected.end(), std::int64_t{0});
+    EXPECT_EQ(labels_of(loader), expected) << workers << " workers";
+    EXPECT_EQ(ds->calls.load(), 60);
+  }
+}
+
+TEST(week04_multi_worker, WorkersShareTheLoadAndKnowWhoTheyAre) {
+  auto ds = std::make_shared<SlowDataset>(40, 2000);
+  Generator g(5);
+  DataLoader loader(ds, {.batch_size = 2, .num_workers = 3, .generator = &g});
+  labels_of(loader);
+  EXPECT_EQ(ds->workers_seen, (std::set<std::int64_t>{0, 1, 2}));
+  ASSERT_EQ(ds->seeds_seen.size(), 3u);  // base_seed + id: three consecutive seeds
+  EXPECT_EQ(*ds->seeds_seen.rbegin() - *ds->seeds_seen.begin(), 2u);
+  EXPECT_EQ(data::get_worker_info(), nullptr);  // not a worker
+}
+
+TEST(week04_multi_worker, ShufflingIsReproducibleAndIndependentOfWorkers) {
+  std::vector<std::vector<std::int64_t>> orders;
+  for (std::int64_t workers : {0, 1, 3}) {
+    Generator g(11);
+    DataLoader loader(std::make_shared<SlowDataset>(30, 500),
+                      {.batch_size = 4, .shuffle = true, .num_workers = workers, .generator = &g});
+    orders.push_back(labels_of(loader));
+  }
+  EXPECT_EQ(orders[0], orders[1]);
+  EXPECT_EQ(orders[0], orders[2]);
+  std::vector<std::int64_t> sorted = orders[0];
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NE(orders[0], sorted);  // it did shuffle
+}
+
+TEST(week04_multi_worker, ExceptionReachesTheConsumerWithWorkerAndIndex) {
+  auto ds = std::make_shared<SlowDataset>(40, 0, 17);
+  DataLoader loader(ds, {.batch_size = 4, .num_workers = 3});
+  std::vector<std::int64_t> got;
+  try {
+    for (const Batch& b : loader) got.push_back(b[1].data_ptr<std::int64_t>()[0]);
+    FAIL() << "the worker's exception was lost";
+  } catch (const data::WorkerError& e) {
+    EXPECT_EQ(e.index, 17);
+    EXPECT_EQ(e.batch, 4);          // 17 / 4
+    EXPECT_EQ(e.worker_id, 4 % 3);  // batch k goes to worker k % num_workers
+    EXPECT_EQ(e.original, "item 17 is corrupt");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "Caught kindling::ValueError in DataLoader worker 1 while loading index 17 of batch 4: item 17 is corrupt");
+  }
+  EXPECT_EQ(got, (std::vector<std::int64_t>{0, 4, 8, 12}));  // every batch before the failing one arrived
+}
+
+TEST(week04_multi_worker, AtMostWorkersTimesPrefetchBatchesInFlight) {
+  auto ds = std::make_shared<SlowDataset>(200);
+  DataLoader loader(ds, {.batch_size = 2, .num_workers = 2, .prefetch_factor = 3});
+  std::int64_t consumed = 0;
+  for (const Batch& b : loader) {
+    (void)b;
+    ++consumed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));  // a slow consumer: workers run ahead
+    // Batches 0 .. consumed - 1 are done; at most 2 * 3 more may have been handed out.
+    EXPECT_LE(ds->max_index.load(), (consumed + 2 * 3) * 2 - 1) << "after " << consumed << " batches";
+    if (consumed == 20) break;
+  }
+}
+
+TEST(week04_multi_worker, BreakingOutEarlyStopsTheWorkers) {
+  auto ds = std::make_shared<SlowDataset>(10000, 200);
+  {
+    DataLoader loader(ds, {.batch_size = 8, .num_workers = 4});
+    int n = 0;
+    for (const Batch& b : loader) {
+      (void)b;
+      if (++n == 3) break;
+    }
+  }  // the epoch's workers are joined here
+  const std::int64_t calls = ds->calls.load();
+  EXPECT_LT(calls, 200);  // only what was in flight was ever loaded
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(ds->calls.load(), calls);  // and nothing runs any more
+}
+
+TEST(week04_multi_worker, DestroyingTheIteratorAndLoaderMidEpochIsClean) {
+  auto ds = std::make_shared<SlowDataset>(1000, 500);
+  auto loader = std::make_unique<DataLoader>(ds, DataLoaderOptions{.batch_size = 4, .num_workers = 3});
+  auto it = std::make_unique<DataLoader::Iterator>(loader->begin());
+  ++*it;
+  EXPECT_EQ((**it)[1].data_ptr<std::int64_t>()[0], 4);
+  loader.reset();  // the loader goes first; the epoch's workers belong to the iterator
+  it.reset();      // joins them
+  const std::int64_t calls = ds->calls.load();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(ds->calls.load(), calls);
+}
+
+TEST(week04_multi_worker, TimeoutThrowsWhenNoBatchArrives) {
+  auto ds = std::make_shared<SlowDataset>(8, 0, -1, 2000);  // index 5 takes 2 s
+  DataLoader loader(ds, {.batch_size = 2, .num_workers = 2, .timeout = 0.2});
+  auto it = loader.begin();
+  ++it;  // batch 1: indices 2, 3
+  expect_error<Error>([&] { ++it; }, "DataLoader timed out after 0.2 seconds");
+}
+
+TEST(week04_multi_worker, WorkerInitRunsOncePerWorkerAndPersistentWorkersStay) {
+  std::atomic<int> inits{0};
+  auto ds = std::make_shared<SlowDataset>(20);
+  DataLoader loader(ds, {.batch_size = 5,
+                         .num_workers = 2,
+                         .worker_init_fn = [&](std::int64_t) { ++inits; },
+                         .persistent_workers = true});
+  EXPECT_EQ(labels_of(loader).size(), 20u);
+  EXPECT_EQ(labels_of(loader).size(), 20u);
+  EXPECT_EQ(inits.load(), 2);  // two epochs, the same two workers
+  DataLoader fresh(ds, {.batch_size = 5, .num_workers = 2, .worker_init_fn = [&](std::int64_t) { ++inits; }});
+  labels_of(fresh);
+  labels_of(fresh);
+  EXPECT_EQ(inits.load(), 6);  // new workers every epoch
+}
+
+// ---- week04.pin_memory -------------------------------------------------------------------------------------
+std::int64_t vm_locked_kb() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmLck:", 0) == 0) return std::stoll(line.substr(6));
+  return -1;
+}
+
+TEST(week04_pin_memory, PinnedCopyIsPinnedContiguousAndEqual) {
+  auto pool = data::PinnedMemoryPool::create();
+  const Tensor src = arange(12, kFloat32).view({3, 4}).t();  // not contiguous
+  const Tensor p = pool->pinned_copy(src);
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_FALSE(src.is_pinned());
+  EXPECT_TRUE(p.is_contiguous());
+  EXPECT_TRUE(equal(p, src));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p.data_ptr()) % 4096, 0u);  // page-aligned
+}
+
+TEST(week04_pin_memory, BuffersAreRecycledNotLockedAnew) {
+  auto pool = data::PinnedMemoryPool::create();
+  for (int i = 0; i < 5; ++i) {
+    const Tensor p = pool->pinned_copy(full({256, 256}, static_cast<double>(i)));
+    EXPECT_EQ(p.data_ptr<float>()[0], static_cast<float>(i));
+  }  // each batch's tensor is gone before the next: one buffer serves all five
+  EXPECT_EQ(pool->allocations(), 1);
+  EXPECT_EQ(pool->reuses(), 4);
+}
+
+TEST(week04_pin_memory, VmLckRisesWhilePinnedAndFallsAfter) {
+  const std::int64_t before = vm_locked_kb();
+  ASSERT_GE(before, 0) << "no VmLck in /proc/self/status";
+  {
+    auto pool = data::PinnedMemoryPool::create();
+    const Tensor a = pool->pinned_copy(zeros({1024, 256}));  // 1 MiB
+    EXPECT_GE(vm_locked_kb() - before, 1024);
+  }
+  EXPECT_EQ(vm_locked_kb(), before);
+}
+
+TEST(week04_pin_memory, RefusedLockWarnsAndContinuesUnpinned) {
+  auto pool = data::PinnedMemoryPool::create(64 * 1024);  // a 64 KiB budget, like a tight RLIMIT_MEMLOCK
+  const Tensor small = pool->pinned_copy(ones({16}));
+  EXPECT_TRUE(small.is_pinned());
+  const Tensor big = pool->pinned_copy(ones({1024, 1024}));  // 4 MiB: refused
+  EXPECT_FALSE(big.is_pinned());
+  EXPECT_TRUE(equal(big, ones({1024, 1024})));  // nothing lost
+  EXPECT_TRUE(pool->fell_back());
+}
+
+TEST(week04_pin_memory, TensorPinMemoryWorksOnItsOwn) {
+  const Tensor t = randn({33, 7});
+  const Tensor p = t.pin_memory();
+  EXPECT_TRUE(p.is_pinned());
+  EXPECT_TRUE(equal(p, t));
+  EXPECT_EQ(&p.pin_memory().impl(), &p.impl());  // already pinned: itself
+}
+
+TEST(week04_pin_memory, DataLoaderDeliversPinnedBatches) {
+  auto ds = std::make_shared<SlowDataset>(12);
+  DataLoader loader(ds, {.batch_size = 4, .num_workers = 2, .pin_memory = true});
+  int n = 0;
+  for (const Batch& b : loader) {
+    EXPECT_TRUE(b[0].is_pinned());
+    EXPECT_TRUE(b[1].is_pinned());
+    ++n;
+  }
+  EXPECT_EQ(n, 3);
+}
+
+// ---- options and datasets (given) ------------------------------------------------------------------------------
+TEST(EngineDataLoaderOptions, ChecksFollowPyTorch) {
+  auto ds = std::make_shared<SlowDataset>(10);
+  const auto& c = oracle_json("loader_errors");
+  auto check = [&](const char* key, const DataLoaderOptions& o) {
+    expect_error<ValueError>([&] { DataLoader(ds, o); }, c[key]["message"].get<std::string>());
+  };
+  check("num_workers", {.num_workers = -1});
+  check("timeout", {.timeout = -1});
+  check("prefetch_factor", {.prefetch_factor = 4});
+  check("persistent_workers", {.persistent_workers = true});
+  check("sampler_shuffle", {.shuffle = true, .sampler = std::make_shared<data::SequentialSampler>(10)});
+  check("batch_sampler", {.batch_size = 3,
+                          .batch_sampler = std::make_shared<data::BatchSampler>(
+                              std::make_shared<data::SequentialSampler>(10), 2, false)});
+  check("batch_size_none", {.batch_size = std::nullopt, .drop_last = true});
+  check("batch_size_zero", {.batch_size = 0});
+}
+
+TEST(EngineDataLoaderOptions, LengthFollowsPyTorch) {
+  auto ds = std::make_shared<data::TensorDataset>(TensorList{arange(10, kFloat32)});
+  EXPECT_EQ(DataLoader(ds, {.batch_size = 3}).size(), oracle_json("loader_len")["keep"].get<std::int64_t>());
+  EXPECT_EQ(DataLoader(ds, {.batch_size = 3, .drop_last = true}).size(),
+            oracle_json("loader_len")["drop"].get<std::int64_t>());
+  EXPECT_EQ(DataLoader(ds, {.batch_size = std::nullopt}).size(), 10);
+}
+
+TEST(EngineDatasets, TensorSubsetAndConcat) {
+  auto a = std::make_shared<data::TensorDataset>(TensorList{arange(5, kFloat32)});
+  auto b = std::make_shared<data::TensorDataset>(TensorList{arange(5, 8, 1, kFloat32)});
+  data::ConcatDataset both({a, b});
+  EXPECT_EQ(both.size(), 8);
+  EXPECT_EQ(both.get(6)[0].item<float>(), 6.0f);
+  EXPECT_EQ(both.get(-1)[0].item<float>(), 7.0f);
+  data::Subset odd(a, {1, 3});
+  EXPECT_EQ(odd.get(1)[0].item<float>(), 3.0f);
+  expect_error<IndexError>([&] { odd.get(2); }, "index 2 is out of range for a dataset of 2 items");
+  expect_error<Error>(
+      [] {
+        data::TensorDataset({zeros({3}), zeros({4})});
+      },
+      oracle_json("tensor_dataset_mismatch")["message"].get<std::string>());
+}
+
+TEST(EngineDatasets, ToTensorAndNormalize) {
+  const Tensor hwc = tensor(std::vector<std::uint8_t>{0, 255, 51, 102}).view({1, 2, 2});  // H=1, W=2, C=2
+  const Tensor chw = data::transforms::to_tensor(hwc);
+  EXPECT_EQ(chw.sizes().vec(), (Shape{2, 1, 2}));
+  EXPECT_TRUE(allclose(chw, tensor({{{0.0f, 0.2f}}, {{1.0f, 0.4f}}})));
+  const Tensor n = data::transforms::normalize(chw, {0.5, 0.5}, {0.5, 0.25});
+  EXPECT_TRUE(allclose(n, tensor({{{-1.0f, -0.6f}}, {{2.0f, -0.4f}}})));
+}
+
+}  // namespace
+}  // namespace kindling::testing

@@ -1,0 +1,198 @@
+#pragma once
+/// @file worker_pool.hpp
+/// The DataLoader's workers: threads that fetch and collate batches ahead of the
+/// training loop, delivered in sampler order whatever their timing.
+///
+/// Why threads, when PyTorch uses processes? In CPython only one thread runs
+/// Python code at a time (the GIL), so a dataset written in Python can only load
+/// in parallel from separate processes. C++ has no such lock: threads share the
+/// dataset, need no pickling of batches through shared memory, and start in
+/// microseconds. The price is that Dataset::get must be safe to call from
+/// several threads at once.
+///
+/// The protocol, as in PyTorch's _MultiProcessingDataLoaderIter:
+/// - batch k of the epoch goes to worker k % num_workers, through that worker's
+///   own queue;
+/// - at most num_workers * prefetch_factor batches are in flight (sent but not
+///   yet handed to the consumer);
+/// - results arrive in any order and wait in a reorder buffer until their turn;
+/// - a worker's exception travels with its result and is rethrown, as a
+///   WorkerError, when the consumer reaches that batch;
+/// - destroying the pool stops and joins every worker, whatever they are doing.
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <typeinfo>
+#include <vector>
+
+#include <kindling/collate.hpp>
+#include <kindling/dataset.hpp>
+
+namespace kindling::data {
+
+/// What get_worker_info() tells code running inside a worker.
+struct WorkerInfo {
+  std::int64_t id = 0;           ///< 0 .. num_workers - 1
+  std::int64_t num_workers = 0;  ///< workers of this loader
+  std::uint64_t seed = 0;        ///< base seed of the epoch + id
+  Dataset* dataset = nullptr;    ///< the dataset being loaded
+};
+
+/// Inside a DataLoader worker: its WorkerInfo; elsewhere: null.
+const WorkerInfo* get_worker_info();
+
+/// An exception raised inside a worker, rethrown to the consumer.
+/// what(): "Caught <kind> in DataLoader worker 1 while loading index 17 of batch 4: <original message>".
+class WorkerError : public Error {
+ public:
+  /// `index` is -1 when the failure was in collate (or worker_init_fn: batch -1 too).
+  WorkerError(std::int64_t worker_id, std::int64_t batch, std::int64_t index, const std::string& kind,
+              const std::string& original);
+  std::int64_t worker_id;  ///< the worker that failed
+  std::int64_t batch;      ///< the batch it was loading (-1: worker_init_fn)
+  std::int64_t index;      ///< the dataset index it was loading (-1: collate or init)
+  std::string original;    ///< the original exception's message
+};
+
+/// Threads that load batches (see the file comment for the protocol).
+class WorkerPool {
+ public:
+  /// What the workers need.
+  struct Config {
+    std::shared_ptr<Dataset> dataset;                  ///< shared by all workers
+    CollateFn collate;                                 ///< empty: no collation (one example per batch)
+    std::int64_t num_workers = 1;                      ///< threads
+    std::int64_t prefetch_factor = 2;                  ///< batches in flight per worker
+    std::function<void(std::int64_t)> worker_init_fn;  ///< runs once in each worker, first
+    std::uint64_t base_seed = 0;                       ///< worker i's seed is base_seed + i
+  };
+  /// Starts the worker threads (they wait for an epoch).
+  explicit WorkerPool(Config config);
+  /// Stops and joins every worker; batches in flight are dropped.
+  ~WorkerPool();
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  /// Starts an epoch of `batches` (lists of dataset indices), dropping whatever
+  /// the previous epoch still had in flight.
+  void start_epoch(std::vector<std::vector<std::int64_t>> batches);
+  /// The next batch of the epoch in order, or nullopt after the last. Throws the
+  /// worker's WorkerError for a batch that failed, and kindling::Error "DataLoader
+  /// timed out after 5 seconds" when `timeout_s` passes without the batch.
+  std::optional<Batch> next(std::optional<double> timeout_s);
+  /// Batches sent to workers and not yet returned by next() (for tests).
+  std::int64_t in_flight() const;
+
+ private:
+  struct Task {
+    std::uint64_t epoch;
+    std::int64_t batch;
+    std::vector<std::int64_t> indices;
+  };
+  struct Result {
+    Batch batch;
+    std::exception_ptr error;
+  };
+  void worker_loop(std::int64_t id);
+  Result run_task(std::int64_t worker, const Task& task) const;
+  void dispatch();  // with mutex_ held
+
+  Config config_;
+  mutable std::mutex mutex_;
+  std::condition_variable work_cv_, result_cv_;
+  std::vector<std::deque<Task>> queues_;    // one per worker
+  std::map<std::int64_t, Result> results_;  // the reorder buffer: batch -> result
+  std::vector<std::vector<std::int64_t>> batches_;
+  std::uint64_t epoch_ = 0;
+  std::int64_t sent_ = 0, received_ = 0;
+  std::exception_ptr init_error_;
+  std::atomic<bool> stopping_{false};
+  std::vector<std::thread> threads_;
+};
+
+// ---- the parts of the protocol students write (week04.multi_worker) ------------------------------------
+
+inline void WorkerPool::dispatch() {
+  // BEGIN SOLUTION week04.multi_worker
+  const auto total = static_cast<std::int64_t>(batches_.size());
+  const std::int64_t bound = config_.num_workers * config_.prefetch_factor;
+  bool sent_any = false;
+  while (sent_ < total && sent_ - received_ < bound) {
+    queues_[static_cast<std::size_t>(sent_ % config_.num_workers)].push_back(
+        {epoch_, sent_, batches_[static_cast<std::size_t>(sent_)]});
+    ++sent_;
+    sent_any = true;
+  }
+  if (sent_any) work_cv_.notify_all();
+  // END SOLUTION
+}
+
+inline WorkerPool::Result WorkerPool::run_task(std::int64_t worker, const Task& task) const {
+  // BEGIN SOLUTION week04.multi_worker
+  Result r;
+  std::vector<Example> examples;
+  examples.reserve(task.indices.size());
+  auto fail = [&](std::int64_t index, const std::string& kind, const std::string& message) {
+    r.error = std::make_exception_ptr(WorkerError(worker, task.batch, index, kind, message));
+    return r;
+  };
+  for (std::int64_t index : task.indices) {
+    if (stopping_) return r;  // shutting down: the result will be dropped anyway
+    try {
+      examples.push_back(config_.dataset->get(index));
+    } catch (const std::exception& e) {
+      return fail(index, typeid(e).name(), e.what());
+    } catch (...) {
+      return fail(index, "an unknown exception", "(not a std::exception)");
+    }
+  }
+  try {
+    r.batch = config_.collate ? config_.collate(std::move(examples)) : std::move(examples.at(0));
+  } catch (const std::exception& e) {
+    return fail(-1, typeid(e).name(), e.what());
+  }
+  return r;
+  // END SOLUTION
+}
+
+inline std::optional<Batch> WorkerPool::next(std::optional<double> timeout_s) {
+  // BEGIN SOLUTION week04.multi_worker
+  std::unique_lock lock(mutex_);
+  if (init_error_) std::rethrow_exception(init_error_);
+  if (received_ == static_cast<std::int64_t>(batches_.size())) return std::nullopt;
+  dispatch();
+  auto ready = [&] { return results_.count(received_) > 0 || init_error_ != nullptr; };
+  if (timeout_s) {
+    const auto limit = std::chrono::duration<double>(*timeout_s);
+    if (!result_cv_.wait_for(lock, limit, ready)) {
+      std::ostringstream msg;
+      msg << "DataLoader timed out after " << *timeout_s << " seconds";
+      throw Error(msg.str());
+    }
+  } else {
+    result_cv_.wait(lock, ready);
+  }
+  if (init_error_) std::rethrow_exception(init_error_);
+  auto it = results_.find(received_);
+  Result r = std::move(it->second);
+  results_.erase(it);
+  ++received_;
+  dispatch();  // a slot is free again
+  if (r.error) std::rethrow_exception(r.error);
+  return std::move(r.batch);
+  // END SOLUTION
+}
+
+}  // namespace kindling::data
