@@ -125,3 +125,20 @@ for label, kn, tn in rows4:
 scan = statistics.median(seconds(k["BM_WeightedLinearScan/10000/real_time"]) for k in runs4)
 table = statistics.median(seconds(k["BM_WeightedSampler/10000/1/real_time"]) for k in runs4)
 print(f"  10^4 draws from 10^4 weights: linear scan per draw / alias table = {scan / table:.0f}x")
+print("\nWeek 4, DataLoader (PyTorch uses worker processes, Kindling threads)")
+for w in (0, 1, 2, 4, 8):
+    k_rate = statistics.median(k[f"BM_WorkerScaling/{w}/real_time"]["items_per_s"] for k in runs4)
+    t_rate = statistics.median(t[f"workers_{w}_items_per_s"] for t in torch4)
+    ideal = 1000.0 * max(1, w)
+    print(f"  1 ms/item, batch 32, {w} workers: Kindling {k_rate:7.0f} items/s ({k_rate / ideal:.2f} of ideal), "
+          f"PyTorch {t_rate:7.0f} ({t_rate / ideal:.2f})")
+for w in (0, 2):
+    kt = statistics.median(k[f"BM_PerBatchOverhead/{w}/real_time"]["us_per_batch"] for k in runs4)
+    tt = statistics.median(t[f"per_batch_{w}"] for t in torch4)
+    print(f"  60000x784 in memory, batch 64, shuffled, {w} workers: Kindling {kt * 1e6:.0f} us/batch, "
+          f"PyTorch {tt * 1e6:.0f} us/batch ({tt / kt:.1f}x)")
+pinned = statistics.median(seconds(k["BM_StagingPinnedRecycled/real_time"]) for k in runs4)
+pageable = statistics.median(seconds(k["BM_StagingPageableFresh/real_time"]) for k in runs4)
+fresh_pinned = statistics.median(seconds(k["BM_StagingPinnedFresh/real_time"]) for k in runs4)
+print(f"  staging a 64x784 batch: recycled pinned {pinned * 1e6:.1f} us, fresh pageable {pageable * 1e6:.1f} us, "
+      f"freshly locked {fresh_pinned * 1e6:.1f} us")

@@ -6,6 +6,7 @@ Prints JSON {name: median seconds}. Run with Debian's interpreter.
 import json
 import os
 import sys
+import time
 
 import torch
 from torch.utils.data import WeightedRandomSampler
@@ -21,10 +22,40 @@ def weighted(replacement):
     return lambda: list(iter(sampler))
 
 
+class Sleepy(torch.utils.data.Dataset):
+    """Items that take 1 ms to load, as in grader/bench/week04_bench.cpp."""
+
+    def __len__(self):
+        return 32 * 16
+
+    def __getitem__(self, i):
+        time.sleep(0.001)
+        return torch.full((4,), float(i))
+
+
+def worker_scaling(workers):
+    loader = torch.utils.data.DataLoader(Sleepy(), batch_size=32, num_workers=workers)
+    t = median_time(lambda: [b for b in loader], min_time=0.5, repetitions=3)
+    return 32 * 16 / t  # items per second, worker start-up included (once per epoch, as in training)
+
+
+def per_batch(workers):
+    torch.manual_seed(0)
+    ds = torch.utils.data.TensorDataset(torch.rand(60000, 784), torch.randint(10, (60000,)))
+    loader = torch.utils.data.DataLoader(ds, batch_size=64, shuffle=True, num_workers=workers)
+    t = median_time(lambda: [b for b in loader], min_time=0.5, repetitions=3)
+    return t / len(loader)
+# Staging copies are compared within Kindling only: Debian's CPU-only torch cannot pin memory
+# ("Could not run 'aten::_pin_memory' with arguments from the 'CUDA' backend").
+
+
 def main():
     results = {"weighted_replacement": median_time(weighted(True), repetitions=3),
                "weighted_no_replacement": median_time(weighted(False), repetitions=3),
+               "per_batch_0": per_batch(0), "per_batch_2": per_batch(2),
                "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()}}
+    for w in (0, 1, 2, 4, 8):
+        results[f"workers_{w}_items_per_s"] = worker_scaling(w)
     json.dump(results, sys.stdout)
 
 

@@ -24,20 +24,20 @@ namespace kindling::data {
 
 /// torch.utils.data.DataLoader's arguments, for designated initialisers.
 struct DataLoaderOptions {
-  std::optional<std::int64_t> batch_size = 1;        ///< nullopt: no batching (one example at a time)
-  bool shuffle = false;                              ///< a RandomSampler instead of a SequentialSampler
-  std::shared_ptr<Sampler> sampler;                  ///< which indices, in which order
-  std::shared_ptr<BatchSampler> batch_sampler;       ///< whole batches of indices
-  std::int64_t num_workers = 0;                      ///< loading threads (0: load in the calling thread)
-  CollateFn collate_fn;                              ///< examples -> batch (default_collate when empty)
-  bool pin_memory = false;                           ///< copy batches into page-locked memory
-  bool drop_last = false;                            ///< drop a short final batch
-  double timeout = 0;                                ///< seconds to wait for a batch (0: forever)
-  std::function<void(std::int64_t)> worker_init_fn;  ///< runs first in each worker, with its id
-  std::optional<std::int64_t> prefetch_factor;       ///< batches in flight per worker (2 with workers)
-  bool persistent_workers = false;                   ///< keep the workers between epochs
-  Generator* generator = nullptr;                    ///< for shuffling and the workers' base seed
-  std::optional<std::size_t> pin_memory_budget;      ///< cap on locked bytes (Kindling's; none in PyTorch)
+  std::optional<std::int64_t> batch_size = 1;          ///< nullopt: no batching (one example at a time)
+  bool shuffle = false;                                ///< a RandomSampler instead of a SequentialSampler
+  std::shared_ptr<Sampler> sampler{};                  ///< which indices, in which order
+  std::shared_ptr<BatchSampler> batch_sampler{};       ///< whole batches of indices
+  std::int64_t num_workers = 0;                        ///< loading threads (0: load in the calling thread)
+  CollateFn collate_fn{};                              ///< examples -> batch (default_collate when empty)
+  bool pin_memory = false;                             ///< copy batches into page-locked memory
+  bool drop_last = false;                              ///< drop a short final batch
+  double timeout = 0;                                  ///< seconds to wait for a batch (0: forever)
+  std::function<void(std::int64_t)> worker_init_fn{};  ///< runs first in each worker, with its id
+  std::optional<std::int64_t> prefetch_factor{};       ///< batches in flight per worker (2 with workers)
+  bool persistent_workers = false;                     ///< keep the workers between epochs
+  Generator* generator = nullptr;                      ///< for shuffling and the workers' base seed
+  std::optional<std::size_t> pin_memory_budget{};      ///< cap on locked bytes (Kindling's; none in PyTorch)
 };
 
 /// Batches of a dataset (torch.utils.data.DataLoader). Iterating starts an
