@@ -319,6 +319,27 @@ TEST(EngineDataLoaderOptions, ChecksFollowPyTorch) {
   check("batch_size_zero", {.batch_size = 0});
 }
 
+TEST(EngineDataLoaderOptions, CustomCollateAndNoBatching) {
+  auto ds = std::make_shared<SlowDataset>(6);
+  // A custom collate_fn: sum the labels of each batch instead of stacking them.
+  DataLoader sums(ds, {.batch_size = 3, .collate_fn = [](std::vector<Example> examples) {
+                         std::int64_t total = 0;
+                         for (const auto& e : examples) total += e[1].item<std::int64_t>();
+                         return Batch{scalar_tensor(total, kInt64)};
+                       }});
+  std::vector<std::int64_t> got;
+  for (const Batch& b : sums) got.push_back(b[0].item<std::int64_t>());
+  EXPECT_EQ(got, (std::vector<std::int64_t>{0 + 1 + 2, 3 + 4 + 5}));
+  // batch_size = nullopt: one example at a time, not collated.
+  DataLoader single(ds, {.batch_size = std::nullopt, .num_workers = 2});
+  std::int64_t n = 0;
+  for (const Batch& b : single) {
+    EXPECT_EQ(b[0].sizes().vec(), (Shape{3}));
+    EXPECT_EQ(b[1].item<std::int64_t>(), n++);
+  }
+  EXPECT_EQ(n, 6);
+}
+
 TEST(EngineDataLoaderOptions, LengthFollowsPyTorch) {
   auto ds = std::make_shared<data::TensorDataset>(TensorList{arange(10, kFloat32)});
   EXPECT_EQ(DataLoader(ds, {.batch_size = 3}).size(), oracle_json("loader_len")["keep"].get<std::int64_t>());
