@@ -72,7 +72,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
     using T = decltype(tag);
     const T* x = p.x.data_ptr<T>();
     T* y = out.data_ptr<T>();
-#pragma omp parallel for if (p.P * p.H * p.W > 65536)
+    KINDLING_PARALLEL_FOR_IF(p.P * p.H * p.W > 65536)
     for (std::int64_t plane = 0; plane < p.P; ++plane)
       for (std::int64_t i = 0; i < OH; ++i)
         for (std::int64_t j = 0; j < OW; ++j) {
@@ -97,7 +97,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
           using T = decltype(tag);
           const T* gy = g.data_ptr<T>();
           T* dx = gx.data_ptr<T>();
-#pragma omp parallel for if (P * H * W > 65536)
+          KINDLING_PARALLEL_FOR_IF(P * H * W > 65536)
           for (std::int64_t plane = 0; plane < P; ++plane)
             for (std::int64_t i = 0; i < OH2; ++i)
               for (std::int64_t j = 0; j < OW2; ++j) {
@@ -136,7 +136,7 @@ struct PoolGeometry {
 template <class T>
 void max_pool_kernel(const T* x, T* y, std::int64_t* ix, const PoolGeometry g) {
   const std::int64_t P = g.P, H = g.H, W = g.W, OH = g.OH, OW = g.OW, sw = g.sw;
-#pragma omp parallel for if (P * H * W > 65536)
+  KINDLING_PARALLEL_FOR_IF(P * H * W > 65536)
   for (std::int64_t plane = 0; plane < P; ++plane) {
     const T* xp = x + plane * H * W;
     for (std::int64_t i = 0; i < OH; ++i) {
