@@ -53,17 +53,32 @@ for label, kn, tn in rows:
 
 
 # ---- week 2: autograd ----------------------------------------------------------------------------
-def kindling2(r):
-    k = json.load(open(f"{out}/kindling2-{r}.json"))
-    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
+def week_runs(week):
+    """Per round: Kindling's median benchmark records by run name, and PyTorch's timings, of one week."""
+    kindling_rounds, torch_rounds = [], []
+    for r in range(1, rounds + 1):
+        k = json.load(open(f"{out}/kindling{week}-{r}.json"))
+        kindling_rounds.append({b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"})
+        torch_rounds.append(json.load(open(f"{out}/torch{week}-{r}.json")))
+    return kindling_rounds, torch_rounds
 
 
-runs2 = [kindling2(r) for r in range(1, rounds + 1)]
-torch2 = [json.load(open(f"{out}/torch2-{r}.json")) for r in range(1, rounds + 1)]
+runs2, torch2 = week_runs(2)
 
 
 def seconds(b):
     return b["real_time"] * UNIT[b["time_unit"]]
+
+
+def compare(rows, kindling_rounds, torch_rounds, unit, width):
+    """One line per (label, Kindling run name, PyTorch key): median PyTorch/Kindling ratio, range and times."""
+    scale = {"us": 1e6, "ms": 1e3}[unit]
+    for label, kn, tn in rows:
+        m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(kindling_rounds, torch_rounds)])
+        kt = statistics.median(seconds(k[kn]) for k in kindling_rounds)
+        tt = statistics.median(t[tn] for t in torch_rounds)
+        print(f"  {label:<{width}} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; "
+              f"Kindling {kt * scale:.4g} {unit}, PyTorch {tt * scale:.4g} {unit})")
 
 
 print("\nWeek 2, PyTorch time / Kindling time (>1: Kindling is faster)")
@@ -71,11 +86,7 @@ rows2 = [("(x*2+1).relu().sum() fwd+bwd", "BM_TinyForwardBackward", "tiny_fwd_bw
          ("backward, 10,000-node chain", "BM_ChainBackward/10000/real_time", "chain_10000"),
          ("backward, 100,000-node chain", "BM_ChainBackward/100000/real_time", "chain_100000"),
          ("3-layer MLP b64 fwd+bwd", "BM_MlpForwardBackward", "mlp_fwd_bwd")]
-for label, kn, tn in rows2:
-    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs2, torch2)])
-    kt = statistics.median(seconds(k[kn]) for k in runs2)
-    tt = statistics.median(t[tn] for t in torch2)
-    print(f"  {label:<30} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e6:.4g} us, PyTorch {tt * 1e6:.4g} us)")
+compare(rows2, runs2, torch2, "us", 30)
 print("\nWeek 2, linearity of the chain backward (Kindling)")
 for n in (10000, 100000):
     b = [k[f"BM_ChainBackward/{n}/real_time"] for k in runs2]
@@ -84,44 +95,24 @@ for n in (10000, 100000):
 
 
 # ---- week 3: modules -------------------------------------------------------------------------------
-def kindling3(r):
-    k = json.load(open(f"{out}/kindling3-{r}.json"))
-    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
-
-
-runs3 = [kindling3(r) for r in range(1, rounds + 1)]
-torch3 = [json.load(open(f"{out}/torch3-{r}.json")) for r in range(1, rounds + 1)]
+runs3, torch3 = week_runs(3)
 print("\nWeek 3, PyTorch time / Kindling time (>1: Kindling is faster)")
 rows3 = [("Linear 784->256 b64 fwd+bwd", "BM_LinearForwardBackward/real_time", "linear_fwd_bwd"),
          ("small CNN b64 28x28 forward", "BM_CnnForward/real_time", "cnn_fwd"),
          ("small CNN b64 28x28 fwd+bwd", "BM_CnnForwardBackward/real_time", "cnn_fwd_bwd")]
-for label, kn, tn in rows3:
-    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs3, torch3)])
-    kt = statistics.median(seconds(k[kn]) for k in runs3)
-    tt = statistics.median(t[tn] for t in torch3)
-    print(f"  {label:<30} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms)")
+compare(rows3, runs3, torch3, "ms", 30)
 ratio = statistics.median(k["BM_LinearModuleVsDirect/real_time"]["ratio"] for k in runs3)
 print(f"  Linear module / direct addmm (Kindling): {ratio:.2f}")
 
 
 # ---- week 4: data ------------------------------------------------------------------------------------
-def kindling4(r):
-    k = json.load(open(f"{out}/kindling4-{r}.json"))
-    return {b["run_name"]: b for b in k["benchmarks"] if b.get("aggregate_name") == "median"}
-
-
-runs4 = [kindling4(r) for r in range(1, rounds + 1)]
-torch4 = [json.load(open(f"{out}/torch4-{r}.json")) for r in range(1, rounds + 1)]
+runs4, torch4 = week_runs(4)
 print("\nWeek 4, PyTorch time / Kindling time (>1: Kindling is faster)")
 rows4 = [("WeightedRandomSampler 1e6 of 1e6, replacement", "BM_WeightedSampler/1000000/1/real_time",
           "weighted_replacement"),
          ("WeightedRandomSampler 1e6 of 1e6, no replacement", "BM_WeightedSampler/1000000/0/real_time",
           "weighted_no_replacement")]
-for label, kn, tn in rows4:
-    m, lo, hi = summary([t[tn] / seconds(k[kn]) for k, t in zip(runs4, torch4)])
-    kt = statistics.median(seconds(k[kn]) for k in runs4)
-    tt = statistics.median(t[tn] for t in torch4)
-    print(f"  {label:<48} {m:5.2f}  (range {lo:.2f}-{hi:.2f}; Kindling {kt * 1e3:.4g} ms, PyTorch {tt * 1e3:.4g} ms)")
+compare(rows4, runs4, torch4, "ms", 48)
 scan = statistics.median(seconds(k["BM_WeightedLinearScan/10000/real_time"]) for k in runs4)
 table = statistics.median(seconds(k["BM_WeightedSampler/10000/1/real_time"]) for k in runs4)
 print(f"  10^4 draws from 10^4 weights: linear scan per draw / alias table = {scan / table:.0f}x")

@@ -7,11 +7,13 @@ never need Python. Each case is named; the test builds the same inputs in C++
 (the formulas are repeated in the test, next to each case) and compares.
 """
 import json
-import math
 import os
 import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error, values  # noqa: E402
 
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week01", "data", "oracle.json")
@@ -20,26 +22,6 @@ cases = {}
 
 def geometry(t):
     return {"sizes": list(t.shape), "strides": list(t.stride()), "offset": t.storage_offset()}
-
-
-def number(v):
-    """JSON has no NaN or infinity: those are written as the strings "nan", "inf", "-inf"."""
-    if isinstance(v, float) and not math.isfinite(v):
-        return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-    return v
-
-
-def values(t):
-    return {"sizes": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
-            "values": [number(float(v)) if t.is_floating_point() else int(v) for v in t.reshape(-1).tolist()]}
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
-        return {"type": type(e).__name__, "message": str(e)}
-    raise AssertionError("expected an error")
 
 
 def X():  # the shared float input: 2x3x4, not all integers

@@ -7,33 +7,16 @@ from the same inputs (the formulas for the inputs are repeated next to each test
 """
 import json
 import os
+import sys
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error, ramp, values  # noqa: E402
 
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week02", "data", "oracle.json")
 cases = {}
-
-
-def values(t):
-    return {"sizes": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
-            "values": [float(v) for v in t.reshape(-1).tolist()]}
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
-        return {"type": type(e).__name__, "message": str(e)}
-    raise AssertionError("expected an error")
-
-
-def ramp(*shape, scale=7.0, shift=1.5):
-    """The shared inputs: arange(n).reshape(shape) / scale - shift, float32, requiring grad."""
-    n = 1
-    for s in shape:
-        n *= s
-    return (torch.arange(n, dtype=torch.float32).reshape(shape) / scale - shift).requires_grad_()
 
 
 # ---- node names -------------------------------------------------------------------------------

@@ -8,34 +8,18 @@ gradient fed to backward ("gout") is stored with each case.
 """
 import json
 import os
+import sys
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error, ramp, values  # noqa: E402
+
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week03", "data", "oracle.json")
 cases = {}
-
-
-def values(t):
-    return {"sizes": list(t.shape), "dtype": str(t.dtype).replace("torch.", ""),
-            "values": [float(v) for v in t.reshape(-1).tolist()]}
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
-        return {"type": type(e).__name__, "message": str(e)}
-    raise AssertionError("expected an error")
-
-
-def ramp(*shape, scale=7.0, shift=1.5):
-    n = 1
-    for s in shape:
-        n *= s
-    return (torch.arange(n, dtype=torch.float32).reshape(shape) / scale - shift).requires_grad_()
 
 
 def gout(shape):

@@ -8,21 +8,19 @@ statistically in the tests: Kindling's generator is not PyTorch's.
 """
 import json
 import os
+import sys
 
 import torch
-from torch.utils.data import BatchSampler, DistributedSampler, RandomSampler, SequentialSampler, WeightedRandomSampler
+
+from torch.utils.data import (BatchSampler, DataLoader, DistributedSampler, RandomSampler, SequentialSampler,
+                              TensorDataset, WeightedRandomSampler)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error  # noqa: E402
 
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week04", "data", "oracle.json")
 cases = {}
-
-
-def error(fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001 - we record whatever PyTorch raises
-        return {"type": type(e).__name__, "message": str(e)}
-    raise AssertionError("expected an error")
 
 
 cases["sequential"] = {"indices": list(SequentialSampler(range(7))), "len": len(SequentialSampler(range(7)))}
@@ -61,8 +59,6 @@ cases["rank_negative"] = error(lambda: DistributedSampler(range(5), num_replicas
 cases["weighted_zero_last"] = {"indices": sorted(WeightedRandomSampler([1.0, 0.0, 0.0, 2.0], 2, replacement=False))}
 
 # ---- DataLoader ---------------------------------------------------------------------------------------------
-from torch.utils.data import DataLoader, TensorDataset  # noqa: E402
-
 ds = TensorDataset(torch.arange(10.0), torch.arange(10))
 cases["loader_errors"] = {
     "num_workers": error(lambda: DataLoader(ds, num_workers=-1)),

@@ -90,27 +90,13 @@ void col2im(const T* cols, T* dx, const ConvGeometry& g) {
   }
 }
 
-template <class F>
-void visit_float(ScalarType t, F&& f) {
-  if (t == kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-
-std::string sizes_list(IntArrayRef s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
               Pair2 dilation, std::int64_t groups) {
   KINDLING_CHECK(
       input.dim() == 3 || input.dim() == 4,
-      "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", sizes_list(input.sizes()));
+      "Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: ", to_string(input.sizes()));
   KINDLING_CHECK(weight.dim() == 4, "weight should have 4 dimensions, got ", weight.dim());
   KINDLING_CHECK(groups > 0, "non-positive groups is not supported");
   KINDLING_CHECK(stride.h > 0 && stride.w > 0, "non-positive stride is not supported");
@@ -124,14 +110,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   ConvGeometry g{x.sizes()[0], x.sizes()[1], x.sizes()[2], x.sizes()[3], ws[0],      ws[2], ws[3], stride.h,
                  stride.w,     padding.h,    padding.w,    dilation.h,   dilation.w, 0,     0,     groups};
   KINDLING_CHECK(g.O % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
-                 " at dimension 0, but got weight of size ", sizes_list(ws), " instead");
-  KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", sizes_list(ws),
-                 ", expected input", sizes_list(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
+                 " at dimension 0, but got weight of size ", to_string(ws), " instead");
+  KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", to_string(ws), ", expected input",
+                 to_string(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
                  input.sizes()[batched ? 1 : 0], " channels instead");
   if (bias.defined())
-    KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", sizes_list(ws),
+    KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", to_string(ws),
                    ", expected bias to be 1-dimensional with ", g.O, " elements, but got bias of size ",
-                   sizes_list(bias.sizes()), " instead");
+                   to_string(bias.sizes()), " instead");
   const std::int64_t eff_h = g.dh * (g.kh - 1) + 1, eff_w = g.dw * (g.kw - 1) + 1;
   KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
                  g.H + 2 * g.ph, " x ", g.W + 2 * g.pw, "). Kernel size: (", eff_h, " x ", eff_w,
@@ -144,7 +130,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   {
     AutoGradMode off(false);
     cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, dtype);
-    visit_float(dtype, [&](auto tag) {
+    nn::detail::visit_float(dtype, [&](auto tag) {
       using T = decltype(tag);
       im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
     });
@@ -183,7 +169,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
             kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(),
                                    gy.narrow(0, grp * og, og), 1, false);
           gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
-          visit_float(gy.dtype(), [&](auto tag) {
+          nn::detail::visit_float(gy.dtype(), [&](auto tag) {
             using T = decltype(tag);
             col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
           });

@@ -1,9 +1,6 @@
 // Week 3's own graph nodes: layers whose kernels are not week-1 operations
 // (convolution, pooling, GELU) plug into the week-2 engine through one node type.
 
-#include <charconv>
-#include <cmath>
-
 #include "autograd_internal.hpp"
 #include "nn_internal.hpp"
 
@@ -40,12 +37,15 @@ class FunctionNode final : public autograd::Node {
 
 }  // namespace
 
+namespace {
+// True when recording is on and one of `inputs` requires grad.
 bool wants_grad(const TensorList& inputs) {
   if (!GradMode::is_enabled()) return false;
   for (const Tensor& t : inputs)
     if (t.defined() && t.requires_grad()) return true;
   return false;
 }
+}  // namespace
 
 void record_function(const char* name, const Tensor& out, const TensorList& inputs, const TensorList& saved,
                      BackwardFn backward) {
@@ -62,39 +62,6 @@ void set_data(const Tensor& t, const Tensor& value) {
   dst.strides = src.strides;
   dst.storage_offset = src.storage_offset;
   dst.dtype = src.dtype;
-}
-
-std::string py_float(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  // Shortest round-trip digits, then Python's layout: scientific when the
-  // exponent is below -4 or at least 16, positional otherwise, always with a
-  // fractional part or an exponent.
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
-  std::string sci(buf, end);  // d.ddde±XX
-  const auto e = sci.find('e');
-  std::string mantissa = sci.substr(0, e);
-  const int exponent = std::stoi(sci.substr(e + 1));
-  const bool negative = mantissa[0] == '-';
-  if (negative) mantissa.erase(0, 1);
-  std::string digits;
-  for (char c : mantissa)
-    if (c != '.') digits += c;
-  std::string out;
-  if (exponent < -4 || exponent >= 16) {
-    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" + (exponent < 0 ? "-" : "+") +
-          (std::abs(exponent) < 10 ? "0" : "") + std::to_string(std::abs(exponent));
-  } else if (exponent < 0) {
-    out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
-  } else {
-    const auto int_digits = static_cast<std::size_t>(exponent + 1);
-    if (digits.size() <= int_digits)
-      out = digits + std::string(int_digits - digits.size(), '0') + ".0";
-    else
-      out = digits.substr(0, int_digits) + "." + digits.substr(int_digits);
-  }
-  return (negative ? "-" : "") + out;
 }
 
 }  // namespace kindling::nn::detail

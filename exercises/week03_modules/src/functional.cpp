@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include <kindling/backward.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/functional.hpp>
 #include <kindling/grad_mode.hpp>
@@ -24,17 +25,13 @@ Tensor unary(const Tensor& input, const char* name, F f, DF df) {
   const Tensor x = input.contiguous();
   Tensor y = kindling::detail::empty_contiguous(x.sizes(), x.dtype());
   auto run = [](const Tensor& in, const Tensor& out, auto fn) {
-    auto loop = [&](auto tag) {
+    nn::detail::visit_float(in.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* a = in.data_ptr<T>();
       T* b = out.data_ptr<T>();
       const std::int64_t n = in.numel();
       for (std::int64_t i = 0; i < n; ++i) b[i] = static_cast<T>(fn(static_cast<double>(a[i])));
-    };
-    if (in.dtype() == kFloat64)
-      loop(double{});
-    else
-      loop(float{});
+    });
   };
   run(x, y, f);
   nn::detail::record_function(name, y, {input}, {x},
@@ -92,12 +89,8 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
   Tensor xhat;
   if (training) {
     const std::int64_t count = x.numel() / std::max<std::int64_t>(C, 1);
-    if (count <= 1) {
-      std::string size = "torch.Size([";
-      for (std::int64_t d = 0; d < x.dim(); ++d)
-        size += (d ? ", " : "") + std::to_string(x.sizes()[static_cast<std::size_t>(d)]);
-      throw ValueError("Expected more than 1 value per channel when training, got input size " + size + "])");
-    }
+    KINDLING_CHECK_AS(ValueError, count > 1, "Expected more than 1 value per channel when training, got input size ",
+                      autograd::torch_size_string(x.sizes()));
     const Tensor mean_ = mean(x, reduce, true);
     const Tensor centered = x - mean_;
     const Tensor var = mean(centered * centered, reduce, true);  // biased: normalises the batch

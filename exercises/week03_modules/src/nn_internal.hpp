@@ -35,11 +35,15 @@ using BackwardFn =
 void record_function(const char* name, const Tensor& out, const TensorList& inputs, const TensorList& saved,
                      BackwardFn backward);
 
-/// True when recording is on and one of `inputs` requires grad.
-bool wants_grad(const TensorList& inputs);
-
-/// A float as Python's repr writes it: 0.5, 1e-05, 0.0001, 2.0.
-std::string py_float(double v);
+/// Calls f(double{}) for a float64 tensor's kernel, f(float{}) otherwise (the
+/// week-3 kernels take floating inputs only; callers check that first).
+template <class F>
+void visit_float(ScalarType t, F&& f) {
+  if (t == kFloat64)
+    f(double{});
+  else
+    f(float{});
+}
 /// "True" / "False".
 inline std::string py_bool(bool b) { return b ? "True" : "False"; }
 

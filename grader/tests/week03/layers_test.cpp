@@ -79,11 +79,11 @@ TEST(EngineLayers, ActivationsMatchPyTorch) {
   };
   for (const auto& [name, fn] : acts) {
     SCOPED_TRACE(name);
-    const Tensor a = ramp({2, 3, 4}, 3.0, 4.0);
+    const Tensor a = oracle_ramp({2, 3, 4}, 3.0, 4.0);
     expect_case("act_" + name, [&] { return fn(a); }, {a});
   }
-  EXPECT_EQ(F::leaky_relu(ramp({2}), 0.2).grad_fn()->name(), oracle_string("act_names", "leaky_relu"));
-  EXPECT_EQ(F::gelu(ramp({2})).grad_fn()->name(), oracle_string("act_names", "gelu"));
+  EXPECT_EQ(F::leaky_relu(oracle_ramp({2}), 0.2).grad_fn()->name(), oracle_string("act_names", "leaky_relu"));
+  EXPECT_EQ(F::gelu(oracle_ramp({2})).grad_fn()->name(), oracle_string("act_names", "gelu"));
 }
 
 struct ConvCase {
@@ -103,15 +103,16 @@ TEST(EngineLayers, Conv2dMatchesPyTorch) {
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
-    const Tensor x = ramp(c.x, 11.0, 1.0), w = ramp(c.w, 13.0, 0.8);
-    const Tensor b = c.bias ? ramp({c.w[0]}, 2.0, 0.5) : Tensor();
+    const Tensor x = oracle_ramp(c.x, 11.0, 1.0), w = oracle_ramp(c.w, 13.0, 0.8);
+    const Tensor b = c.bias ? oracle_ramp({c.w[0]}, 2.0, 0.5) : Tensor();
     TensorList leaves;
     for (const Tensor& t : {x, w, b})
       if (t.defined()) leaves.push_back(t);
     expect_case(
         c.name, [&] { return F::conv2d(x, w, b, c.stride, c.padding, c.dilation, c.groups); }, leaves);
   }
-  EXPECT_EQ(F::conv2d(ramp({1, 1, 3, 3}), ramp({1, 1, 2, 2})).grad_fn()->name(), oracle_string("conv_names", "conv"));
+  EXPECT_EQ(F::conv2d(oracle_ramp({1, 1, 3, 3}), oracle_ramp({1, 1, 2, 2})).grad_fn()->name(),
+            oracle_string("conv_names", "conv"));
 }
 
 TEST(EngineLayers, Conv2dErrors) {
@@ -142,8 +143,8 @@ TEST(EngineLayers, PoolingMatchesPyTorch) {
     const Tensor x = bumpy();
     expect_case(name, [&] { return fn(x); }, {x});
   }
-  EXPECT_EQ(F::max_pool2d(ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "max"));
-  EXPECT_EQ(F::avg_pool2d(ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "avg"));
+  EXPECT_EQ(F::max_pool2d(oracle_ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "max"));
+  EXPECT_EQ(F::avg_pool2d(oracle_ramp({1, 1, 2, 2}), 2).grad_fn()->name(), oracle_string("pool_names", "avg"));
   expect_oracle_error([] { F::max_pool2d(zeros({1, 3, 2, 2}), 3); }, "pool_too_small");
   expect_oracle_error([] { F::max_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "pool_pad_too_big");
   expect_oracle_error([] { F::avg_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "avgpool_pad_too_big");
@@ -163,7 +164,7 @@ TEST(EngineLayers, BatchNormTrainingMatchesPyTorchAndUpdatesRunningStats) {
   nn::BatchNorm2d bn(3);
   assign(bn.weight, tensor({1.5f, -0.5f, 2.0f}));
   assign(bn.bias, tensor({0.1f, 0.2f, -0.3f}));
-  const Tensor bx = ramp({4, 3, 2, 2}, 5.0, 2.0);
+  const Tensor bx = oracle_ramp({4, 3, 2, 2}, 5.0, 2.0);
   const Tensor sq = (bx * bx).detach().requires_grad_();
   expect_case("bn2d_train", [&] { return bn(sq); }, {sq, bn.weight, bn.bias});
   expect_values(bn.running_mean, oracle_values("bn2d_train", "running_mean"));
@@ -172,16 +173,16 @@ TEST(EngineLayers, BatchNormTrainingMatchesPyTorchAndUpdatesRunningStats) {
   bn.eval();
   bn.weight.mutable_grad() = Tensor();
   bn.bias.mutable_grad() = Tensor();
-  const Tensor ex = ramp({2, 3, 2, 2}, 3.0, 1.0);
+  const Tensor ex = oracle_ramp({2, 3, 2, 2}, 3.0, 1.0);
   expect_case("bn2d_eval", [&] { return bn(ex); }, {ex, bn.weight, bn.bias});
 }
 
 TEST(EngineLayers, BatchNorm1dCumulativeAverageWithoutMomentum) {
   nn::BatchNorm1d bn(3, 1e-5, std::nullopt);
-  const Tensor a = ramp({5, 3}, 2.0, 1.0).detach();
+  const Tensor a = oracle_ramp({5, 3}, 2.0, 1.0).detach();
   NoGradGuard g;
   bn(a * a);
-  bn(ramp({5, 3, 2}, 3.0, 0.5).detach());
+  bn(oracle_ramp({5, 3, 2}, 3.0, 0.5).detach());
   expect_values(bn.running_mean, oracle_values("bn1d_cumulative", "running_mean"));
   expect_values(bn.running_var, oracle_values("bn1d_cumulative", "running_var"));
 }
@@ -219,7 +220,7 @@ TEST(EngineLayers, InterpolateMatchesPyTorch) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    const Tensor it = ramp({1, 2, 3, 4}, 3.0, 1.0);
+    const Tensor it = oracle_ramp({1, 2, 3, 4}, 3.0, 1.0);
     expect_case("interp_" + name, [&] { return fn(it * it); }, {it});
   }
   expect_error<ValueError>(
@@ -231,7 +232,7 @@ TEST(EngineLayers, InterpolateMatchesPyTorch) {
 
 TEST(EngineLayers, GradcheckEveryLayerInDouble) {
   auto dbl = [](const Shape& s, double scale) {
-    return (ramp(s, scale, 0.7).detach() * 1.0).to(kFloat64).requires_grad_();
+    return (oracle_ramp(s, scale, 0.7).detach() * 1.0).to(kFloat64).requires_grad_();
   };
   const std::vector<std::pair<std::string, std::function<Tensor(const TensorList&)>>> layers = {
       {"conv", [](const TensorList& t) { return F::conv2d(t[0], t[1], t[2], 2, 1, 1, 1); }},

@@ -10,10 +10,10 @@ namespace {
 
 using nn::Linear;
 
-// The oracle's fixture: W = ramp(3, 4, 5, 1), b = ramp(3, 3, 0.5).
+// The oracle's fixture: W = oracle_ramp(3, 4, 5, 1), b = oracle_ramp(3, 3, 0.5).
 void load_oracle_weights(Linear& lin) {
-  assign(lin.weight, ramp({3, 4}, 5.0, 1.0).detach());
-  assign(lin.bias, ramp({3}, 3.0, 0.5).detach());
+  assign(lin.weight, oracle_ramp({3, 4}, 5.0, 1.0).detach());
+  assign(lin.bias, oracle_ramp({3}, 3.0, 0.5).detach());
 }
 
 TEST(week03_linear_layout, WeightIsOutByInAndBiasIsOut) {
@@ -43,21 +43,21 @@ TEST(week03_linear_layout, NoBiasRegistersNone) {
 TEST(week03_linear_layout, ForwardAndGradientsMatchPyTorchFor2dInput) {
   Linear lin(4, 3);
   load_oracle_weights(lin);
-  const Tensor x = ramp({2, 4});
+  const Tensor x = oracle_ramp({2, 4});
   expect_case("linear_2d", [&] { return lin(x); }, {x, lin.weight, lin.bias});
 }
 
 TEST(week03_linear_layout, BatchedInputKeepsLeadingDims) {
   Linear lin(4, 3);
   load_oracle_weights(lin);
-  const Tensor x = ramp({2, 2, 4});
+  const Tensor x = oracle_ramp({2, 2, 4});
   expect_case("linear_3d", [&] { return lin(x); }, {x, lin.weight, lin.bias});
 }
 
 TEST(week03_linear_layout, VectorInputWithoutBias) {
   Linear lin(4, 3, false);
-  assign(lin.weight, ramp({3, 4}, 5.0, 1.0).detach());
-  const Tensor x = ramp({4});
+  assign(lin.weight, oracle_ramp({3, 4}, 5.0, 1.0).detach());
+  const Tensor x = oracle_ramp({4});
   expect_case("linear_1d_nobias", [&] { return lin(x); }, {x, lin.weight});
 }
 

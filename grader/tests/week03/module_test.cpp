@@ -14,8 +14,8 @@ using nn::Module;
 struct Affine : Module {
   Affine(std::int64_t in, std::int64_t out, bool has_bias = true, std::string type = "Linear")
       : Module(std::move(type)) {
-    weight = register_parameter("weight", ramp({out, in}, 5.0, 1.0).detach());
-    bias = register_parameter("bias", has_bias ? ramp({out}, 3.0, 0.5).detach() : Tensor());
+    weight = register_parameter("weight", oracle_ramp({out, in}, 5.0, 1.0).detach());
+    bias = register_parameter("bias", has_bias ? oracle_ramp({out}, 3.0, 0.5).detach() : Tensor());
   }
   Tensor forward(const Tensor& x) override {
     const Tensor y = mm(x, weight.t());
@@ -186,7 +186,7 @@ TEST(week03_state_dict, ErrorNamesTheModuleType) {
 
 TEST(week03_state_dict, RoundTripRestoresOutputs) {
   auto a = oracle_mlp();
-  const Tensor x = ramp({5, 4}).detach();
+  const Tensor x = oracle_ramp({5, 4}).detach();
   const Tensor before = a(x).detach();
   const auto saved = a.state_dict();
   nn::StateDict copy;
@@ -201,10 +201,10 @@ TEST(week03_state_dict, RoundTripRestoresOutputs) {
 // -----------------------------------------------------------------------------------------------
 TEST(week03_sequential, AppliesModulesInOrder) {
   auto mlp = oracle_mlp();
-  const Tensor x = ramp({2, 4}).detach();
-  const Tensor expected = relu(x.mm(ramp({3, 4}, 5.0, 1.0).detach().t()) + ramp({3}, 3.0, 0.5).detach())
-                              .mm(ramp({2, 3}, 5.0, 1.0).detach().t()) +
-                          ramp({2}, 3.0, 0.5).detach();
+  const Tensor x = oracle_ramp({2, 4}).detach();
+  const Tensor expected = relu(x.mm(oracle_ramp({3, 4}, 5.0, 1.0).detach().t()) + oracle_ramp({3}, 3.0, 0.5).detach())
+                              .mm(oracle_ramp({2, 3}, 5.0, 1.0).detach().t()) +
+                          oracle_ramp({2}, 3.0, 0.5).detach();
   EXPECT_TRUE(allclose(mlp(x), expected, 1e-5, 1e-6));
 }
 
@@ -217,7 +217,7 @@ TEST(week03_sequential, OrderMattersNotJustTheSet) {
 
 TEST(week03_sequential, EmptySequentialReturnsItsInput) {
   nn::Sequential empty_seq;
-  const Tensor x = ramp({3});
+  const Tensor x = oracle_ramp({3});
   EXPECT_TRUE(equal(empty_seq(x), x));
 }
 
@@ -234,7 +234,7 @@ TEST(week03_sequential, RunsEachModulesHooks) {
 
 TEST(week03_sequential, GradientsFlowThroughEveryLayer) {
   auto mlp = oracle_mlp();
-  mlp(ramp({2, 4}).detach()).sum().backward();
+  mlp(oracle_ramp({2, 4}).detach()).sum().backward();
   for (const auto& [name, p] : mlp.named_parameters()) EXPECT_TRUE(p.grad().defined()) << name;
 }
 
@@ -253,7 +253,7 @@ TEST(EngineModules, DropoutLayerChecksItsProbabilityWhenBuilt) {
 TEST(week03_dropout, EvalModeReturnsTheInputItself) {
   nn::Dropout d(0.5);
   d.eval();
-  const Tensor x = ramp({100});
+  const Tensor x = oracle_ramp({100});
   const Tensor y = d(x);
   EXPECT_EQ(&y.impl(), &x.impl());
 }
@@ -273,7 +273,7 @@ TEST(week03_dropout, TrainingZeroesAboutPAndScalesSurvivors) {
 
 TEST(week03_dropout, GradientUsesTheSameMaskAndScale) {
   manual_seed(12);
-  const Tensor x = ramp({1000});
+  const Tensor x = oracle_ramp({1000});
   const Tensor y = nn::F::dropout(x, 0.25, true);
   y.sum().backward();
   const Tensor expected = ne(y.detach(), 0.0).to(kFloat32) * (1.0 / 0.75);
@@ -281,7 +281,7 @@ TEST(week03_dropout, GradientUsesTheSameMaskAndScale) {
 }
 
 TEST(week03_dropout, ZeroAndOne) {
-  const Tensor x = ramp({50});
+  const Tensor x = oracle_ramp({50});
   EXPECT_TRUE(equal(nn::F::dropout(x, 0.0, true), x));
   EXPECT_TRUE(equal(nn::F::dropout(x, 1.0, true).detach(), zeros({50})));
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Shared pieces of the week-3 tests: ramps without grad, writing weights, and
+// Shared pieces of the week-3 tests: writing weights, and
 // running a case of the oracle (forward, backward with PyTorch's gout, compare).
 
 #include <functional>
@@ -10,11 +10,6 @@
 #include "testing.hpp"
 
 namespace kindling::testing {
-
-/// arange(n).reshape(shape) / scale - shift (float32), as the oracle's ramp().
-inline Tensor ramp(const Shape& shape, double scale = 7.0, double shift = 1.5) {
-  return oracle_ramp(shape, scale, shift);
-}
 
 /// Writes `value` into a parameter without recording (as a test fixture).
 inline void assign(const Tensor& param, const Tensor& value) {

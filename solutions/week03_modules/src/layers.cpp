@@ -7,21 +7,19 @@
 
 namespace kindling::nn {
 
-std::string detail::py_float_repr(double v) { return detail::py_float(v); }
-
 std::string Linear::extra_repr() const {
   return "in_features=" + std::to_string(in_features) + ", out_features=" + std::to_string(out_features) +
          ", bias=" + detail::py_bool(bias.defined());
 }
 
-std::string LeakyReLU::extra_repr() const { return "negative_slope=" + detail::py_float(negative_slope); }
+std::string LeakyReLU::extra_repr() const { return "negative_slope=" + detail::py_float_repr(negative_slope); }
 
 Dropout::Dropout(double prob) : Module("Dropout"), p(prob) {
   KINDLING_CHECK_AS(ValueError, p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ",
-                    detail::py_float(p));
+                    detail::py_float_repr(p));
 }
 
-std::string Dropout::extra_repr() const { return "p=" + detail::py_float(p) + ", inplace=False"; }
+std::string Dropout::extra_repr() const { return "p=" + detail::py_float_repr(p) + ", inplace=False"; }
 
 // ---- containers ---------------------------------------------------------------------------------------------------
 namespace {
@@ -169,8 +167,8 @@ Tensor BatchNorm::forward(const Tensor& x) {
 }
 
 std::string BatchNorm::extra_repr() const {
-  return std::to_string(num_features) + ", eps=" + detail::py_float(eps) +
-         ", momentum=" + (momentum ? detail::py_float(*momentum) : std::string("None")) +
+  return std::to_string(num_features) + ", eps=" + detail::py_float_repr(eps) +
+         ", momentum=" + (momentum ? detail::py_float_repr(*momentum) : std::string("None")) +
          ", affine=" + detail::py_bool(affine) + ", track_running_stats=" + detail::py_bool(track_running_stats);
 }
 
@@ -205,7 +203,7 @@ Tensor Upsample::forward(const Tensor& x) {
 }
 
 std::string Upsample::extra_repr() const {
-  const std::string info = scale_factor ? "scale_factor=" + detail::py_float(*scale_factor)
+  const std::string info = scale_factor ? "scale_factor=" + detail::py_float_repr(*scale_factor)
                                         : "size=" + (size ? size->repr() : std::string("None"));
   return info + ", mode=" + mode;
 }

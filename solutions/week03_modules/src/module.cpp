@@ -1,5 +1,7 @@
 // Module's bookkeeping: registration, modes, dtype conversion, hooks, printing.
 
+#include <charconv>
+#include <cmath>
 #include <sstream>
 
 #include <kindling/module.hpp>
@@ -210,5 +212,38 @@ std::string Module::repr() const {
 }
 
 std::ostream& operator<<(std::ostream& os, const Module& module) { return os << module.repr(); }
+
+std::string detail::py_float_repr(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  // Shortest round-trip digits, then Python's layout: scientific when the
+  // exponent is below -4 or at least 16, positional otherwise, always with a
+  // fractional part or an exponent.
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+  std::string sci(buf, end);  // d.ddde±XX
+  const auto e = sci.find('e');
+  std::string mantissa = sci.substr(0, e);
+  const int exponent = std::stoi(sci.substr(e + 1));
+  const bool negative = mantissa[0] == '-';
+  if (negative) mantissa.erase(0, 1);
+  std::string digits;
+  for (char c : mantissa)
+    if (c != '.') digits += c;
+  std::string out;
+  if (exponent < -4 || exponent >= 16) {
+    out = digits.substr(0, 1) + (digits.size() > 1 ? "." + digits.substr(1) : "") + "e" + (exponent < 0 ? "-" : "+") +
+          (std::abs(exponent) < 10 ? "0" : "") + std::to_string(std::abs(exponent));
+  } else if (exponent < 0) {
+    out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+  } else {
+    const auto int_digits = static_cast<std::size_t>(exponent + 1);
+    if (digits.size() <= int_digits)
+      out = digits + std::string(int_digits - digits.size(), '0') + ".0";
+    else
+      out = digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+  }
+  return (negative ? "-" : "") + out;
+}
 
 }  // namespace kindling::nn

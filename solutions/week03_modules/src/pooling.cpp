@@ -20,14 +20,6 @@ struct Window {
   std::int64_t start, end, divisor;
 };
 
-template <class F>
-void visit_float(ScalarType t, F&& f) {
-  if (t == kFloat64)
-    f(double{});
-  else
-    f(float{});
-}
-
 // The input as contiguous planes, and the shape the output should have.
 struct Planes {
   Tensor x;    // (P, H, W)
@@ -68,7 +60,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
                    const char* node_name) {
   const std::int64_t OH = static_cast<std::int64_t>(hw.size()), OW = static_cast<std::int64_t>(ww.size());
   Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
-  visit_float(p.x.dtype(), [&](auto tag) {
+  nn::detail::visit_float(p.x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = p.x.data_ptr<T>();
     T* y = out.data_ptr<T>();
@@ -93,7 +85,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
         const std::int64_t OH2 = static_cast<std::int64_t>(hw.size()), OW2 = static_cast<std::int64_t>(ww.size());
         const Tensor g = grad.contiguous();
         Tensor gx = zeros({P, H, W}, g.dtype());
-        visit_float(g.dtype(), [&](auto tag) {
+        nn::detail::visit_float(g.dtype(), [&](auto tag) {
           using T = decltype(tag);
           const T* gy = g.data_ptr<T>();
           T* dx = gx.data_ptr<T>();
@@ -111,6 +103,17 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
         return {gx.view({P, H, W})};
       });
   return result;
+}
+
+// The argument checks max and average pooling share, in PyTorch's order and words
+// (average pooling has no dilation).
+void check_window(Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation = 1) {
+  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
+  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation must be greater than zero");
+  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
+                 "pad should be at most half of kernel size, but got pad=", padding.h,
+                 " and kernel_size=", kernel_size.h);
 }
 
 std::vector<Window> avg_windows(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t s, std::int64_t pad) {
@@ -173,11 +176,7 @@ void max_pool_kernel(const T* x, T* y, std::int64_t* ix, const PoolGeometry g) {
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
                   bool ceil_mode, bool count_include_pad) {
   const Pair2 stride = stride_opt.value_or(kernel_size);
-  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
-  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
-  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
-                 "pad should be at most half of kernel size, but got pad=", padding.h,
-                 " and kernel_size=", kernel_size.h);
+  check_window(kernel_size, stride, padding);
   const Planes p = planes_of(input, "avg_pool2d");
   const std::int64_t oh = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, 1, ceil_mode);
   const std::int64_t ow = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, 1, ceil_mode);
@@ -206,12 +205,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size) {
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
                   Pair2 dilation, bool ceil_mode) {
   const Pair2 stride = stride_opt.value_or(kernel_size);
-  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
-  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
-  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation must be greater than zero");
-  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
-                 "pad should be at most half of kernel size, but got pad=", padding.h,
-                 " and kernel_size=", kernel_size.h);
+  check_window(kernel_size, stride, padding, dilation);
   const Planes p = planes_of(input, "max_pool2d");
   const std::int64_t OH = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, dilation.h, ceil_mode);
   const std::int64_t OW = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, dilation.w, ceil_mode);
@@ -220,7 +214,7 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   Tensor idx = kindling::detail::empty_contiguous({p.P, OH, OW}, kInt64);  // flat h * W + w of each max
   const PoolGeometry geom{p.P,      p.H,      p.W,       OH,        OW,         kernel_size.h, kernel_size.w,
                           stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w};
-  visit_float(p.x.dtype(), [&](auto tag) {
+  nn::detail::visit_float(p.x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     max_pool_kernel(p.x.data_ptr<T>(), out.data_ptr<T>(), idx.data_ptr<std::int64_t>(), geom);
   });
@@ -234,7 +228,7 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
         const Tensor g = grad.contiguous();
         const std::int64_t* ix = saved[0].data_ptr<std::int64_t>();
         Tensor gx = zeros({P, HW}, g.dtype());
-        visit_float(g.dtype(), [&](auto tag) {
+        nn::detail::visit_float(g.dtype(), [&](auto tag) {
           using T = decltype(tag);
           const T* gy = g.data_ptr<T>();
           T* dx = gx.data_ptr<T>();

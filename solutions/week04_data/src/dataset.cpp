@@ -1,12 +1,9 @@
 // The given datasets and transforms.
 
 #include <algorithm>
-#include <cstring>
 
-#include <kindling/collate.hpp>
 #include <kindling/dataset.hpp>
 #include <kindling/factory.hpp>
-#include <kindling/join.hpp>
 #include <kindling/ops.hpp>
 #include <kindling/transforms.hpp>
 
@@ -59,25 +56,6 @@ Example ConcatDataset::get(std::int64_t index) {
   const auto which = static_cast<std::size_t>(it - cumulative_.begin());
   const std::int64_t start = which == 0 ? 0 : cumulative_[which - 1];
   return datasets_[which]->get(index - start);
-}
-
-Tensor detail::stack_rows(const TensorList& rows) {
-  const Tensor& first = rows.front();
-  bool uniform = first.is_contiguous();
-  for (const Tensor& r : rows)
-    uniform = uniform && r.dtype() == first.dtype() && r.sizes().equals(first.sizes()) && r.is_contiguous() &&
-              !r.requires_grad();
-  if (!uniform) return stack(rows, 0);
-  Shape shape{static_cast<std::int64_t>(rows.size())};
-  for (auto s : first.sizes()) shape.push_back(s);
-  Tensor out = empty(shape, first.dtype());
-  const std::size_t bytes = static_cast<std::size_t>(first.numel()) * element_size(first.dtype());
-  auto* dst = static_cast<char*>(out.data_ptr());
-  for (const Tensor& r : rows) {
-    if (bytes) std::memcpy(dst, r.data_ptr(), bytes);
-    dst += bytes;
-  }
-  return out;
 }
 
 namespace transforms {

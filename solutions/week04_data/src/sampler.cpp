@@ -26,7 +26,7 @@ std::vector<double> weights_of(const Tensor& t) {
     std::string shape = "(";
     for (std::int64_t d = 0; d < t.dim(); ++d)
       shape += (d ? ", " : "") + std::to_string(t.sizes()[static_cast<std::size_t>(d)]);
-    shape += t.dim() == 1 ? ",)" : ")";
+    shape += ")";
     throw ValueError("weights should be a 1d sequence but given weights have shape " + shape);
   }
   const Tensor d = t.to(kFloat64).contiguous();

@@ -10,11 +10,6 @@
 
 namespace kindling::nn {
 
-namespace detail {
-/// "0.5" for 0.5: Python's repr of a float.
-std::string py_float_repr(double v);
-}  // namespace detail
-
 namespace functional {
 
 /// Dropout of x with probability p:

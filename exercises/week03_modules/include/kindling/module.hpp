@@ -226,6 +226,12 @@ class Module {
 /// Prints module.repr().
 std::ostream& operator<<(std::ostream& os, const Module& module);
 
+namespace detail {
+/// A float as Python's repr writes it (0.5, 1e-05, 0.0001, 2.0), for extra_repr()
+/// and messages that quote a float argument.
+std::string py_float_repr(double v);
+}  // namespace detail
+
 /// A shared handle to a module: `m` itself if it is a shared_ptr, else a new
 /// shared module moved from `m`. Lets containers take `nn::Linear(4, 2)` or a handle.
 template <class M>
