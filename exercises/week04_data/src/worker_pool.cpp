@@ -39,7 +39,7 @@ WorkerError::WorkerError(std::int64_t worker, std::int64_t batch_index, std::int
 WorkerPool::WorkerPool(Config config) : config_(std::move(config)) {
   KINDLING_CHECK(config_.num_workers > 0 && config_.prefetch_factor > 0,
                  "WorkerPool needs num_workers > 0 and prefetch_factor > 0");
-  queues_.resize(static_cast<std::size_t>(config_.num_workers));
+  for (std::int64_t id = 0; id < config_.num_workers; ++id) inboxes_.push_back(std::make_unique<Inbox>());
   threads_.reserve(static_cast<std::size_t>(config_.num_workers));
   for (std::int64_t id = 0; id < config_.num_workers; ++id) threads_.emplace_back([this, id] { worker_loop(id); });
 }
@@ -49,17 +49,23 @@ WorkerPool::~WorkerPool() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
   }
-  work_cv_.notify_all();
+  for (auto& inbox : inboxes_) inbox->cv.notify_all();
   for (auto& t : threads_) t.join();
 }
 
 void WorkerPool::start_epoch(std::vector<std::vector<std::int64_t>> batches) {
   std::lock_guard lock(mutex_);
   ++epoch_;  // results of the old epoch still being computed are dropped on arrival
-  for (auto& q : queues_) q.clear();
+  for (auto& inbox : inboxes_) inbox->queue.clear();
   results_.clear();
   batches_ = std::move(batches);
   sent_ = received_ = 0;
+}
+
+void WorkerPool::send(std::int64_t worker, Task task) {
+  Inbox& inbox = *inboxes_[static_cast<std::size_t>(worker)];
+  inbox.queue.push_back(std::move(task));
+  inbox.cv.notify_one();  // only this worker has new work: the others sleep on
 }
 
 std::int64_t WorkerPool::in_flight() const {
@@ -81,15 +87,15 @@ void WorkerPool::worker_loop(std::int64_t id) {
       return;
     }
   }
-  auto& queue = queues_[static_cast<std::size_t>(id)];
+  Inbox& inbox = *inboxes_[static_cast<std::size_t>(id)];
   for (;;) {
     Task task;
     {
       std::unique_lock lock(mutex_);
-      work_cv_.wait(lock, [&] { return stopping_ || !queue.empty(); });
+      inbox.cv.wait(lock, [&] { return stopping_ || !inbox.queue.empty(); });
       if (stopping_) break;
-      task = std::move(queue.front());
-      queue.pop_front();
+      task = std::move(inbox.queue.front());
+      inbox.queue.pop_front();
     }
     Result result;
     try {
@@ -97,12 +103,16 @@ void WorkerPool::worker_loop(std::int64_t id) {
     } catch (...) {  // run_task reports dataset errors itself; this catches anything else (a stub, say)
       result.error = std::current_exception();
     }
+    bool awaited = false;
     {
       std::lock_guard lock(mutex_);
       if (task.epoch != epoch_ || stopping_) continue;  // a stale epoch, or shutting down
       results_.emplace(task.batch, std::move(result));
+      awaited = task.batch == received_;  // the consumer only ever waits for batch received_
     }
-    result_cv_.notify_all();
+    // Waking the consumer for a batch it cannot take yet would cost two context
+    // switches for nothing; it is woken when its own batch arrives.
+    if (awaited) result_cv_.notify_one();
   }
   current_worker = nullptr;
 }

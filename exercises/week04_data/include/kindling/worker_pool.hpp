@@ -105,15 +105,28 @@ class WorkerPool {
     Batch batch;
     std::exception_ptr error;
   };
+  /// One worker's inbox: its queue and the condition variable it sleeps on.
+  struct Inbox {
+    std::deque<Task> queue;
+    std::condition_variable cv;
+  };
   void worker_loop(std::int64_t id);
+  /// Fetches the examples of `task` from the dataset and collates them (in the
+  /// worker's thread, without the mutex). Never throws for a dataset or collate
+  /// failure: the WorkerError travels in Result::error.
   Result run_task(std::int64_t worker, const Task& task) const;
-  void dispatch();  // with mutex_ held
+  /// Sends batches of the epoch, in order and round-robin over the workers (batch
+  /// k to worker k % num_workers), while fewer than num_workers * prefetch_factor
+  /// are in flight (with mutex_ held).
+  void dispatch();
+  /// Queues `task` for worker `worker` and wakes that worker alone (with mutex_ held).
+  void send(std::int64_t worker, Task task);
 
   Config config_;
   mutable std::mutex mutex_;
-  std::condition_variable work_cv_, result_cv_;
-  std::vector<std::deque<Task>> queues_;    // one per worker
-  std::map<std::int64_t, Result> results_;  // the reorder buffer: batch -> result
+  std::condition_variable result_cv_;            // the consumer waits here for batch `received_`
+  std::vector<std::unique_ptr<Inbox>> inboxes_;  // one per worker
+  std::map<std::int64_t, Result> results_;       // the reorder buffer: batch -> result
   std::vector<std::vector<std::int64_t>> batches_;
   std::uint64_t epoch_ = 0;
   std::int64_t sent_ = 0, received_ = 0;
