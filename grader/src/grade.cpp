@@ -125,7 +125,8 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
       ++r.tests_total;
       const auto& failures = test.value("failures", nlohmann::json::array());
       if (failures.empty()) {
-        ++r.tests_passed;
+        // A skipped test checked nothing: it is not a pass (a stub must not look done).
+        ++(test.value("result", "") == "SKIPPED" ? r.tests_skipped : r.tests_passed);
         continue;
       }
       const std::string text = failures[0].value("failure", "");
@@ -147,6 +148,9 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
   } else if (!stubs.empty()) {
     r.status = Status::NotImplemented;
     r.message = not_implemented_message(task, stubs);
+  } else if (r.tests_passed == 0) {
+    r.status = Status::Failed;
+    r.message = "all " + std::to_string(r.tests_total) + " tests were skipped, so nothing was checked";
   } else if (run.exit_code != 0) {
     r.status = Status::Crashed;
     r.message = "all tests passed but the program exited with code " + std::to_string(run.exit_code);

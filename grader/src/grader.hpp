@@ -72,6 +72,7 @@ struct TaskResult {
   double points = 0;
   std::string message;  // the first failure, or why it did not run
   int tests_passed = 0;
+  int tests_skipped = 0;  // GTEST_SKIP (e.g. no CUDA device): neither passed nor failed
   int tests_total = 0;
   double seconds = 0;
   bool perf_measured = false;  // the benchmark ran and reported the counter

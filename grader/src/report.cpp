@@ -121,6 +121,7 @@ std::string to_json(const Report& r) {
                           {"perf_message", t.perf_message},
                           {"message", t.message},
                           {"tests_passed", t.tests_passed},
+                          {"tests_skipped", t.tests_skipped},
                           {"tests_total", t.tests_total},
                           {"seconds", t.seconds}});
   return j.dump(2) + "\n";

@@ -77,6 +77,23 @@ TEST(GraderClassify, SignalIsCrashedAndNamesTheTest) {
   EXPECT_NE(r.message.find("Segmentation fault"), std::string::npos) << r.message;
 }
 
+TEST(GraderClassify, SkippedTestsAreNeitherPassedNorFailed) {
+  nlohmann::json ran = {{"name", "A"}, {"status", "RUN"}, {"result", "COMPLETED"}};
+  nlohmann::json skipped = {{"name", "B"}, {"status", "RUN"}, {"result", "SKIPPED"}};
+  auto json = [](const nlohmann::json& tests) {
+    return nlohmann::json{{"testsuites", {{{"name", "week04_pin_memory"}, {"testsuite", tests}}}}}.dump();
+  };
+  const TaskResult r = classify(task("week04.pin_memory"), exited(0), json(nlohmann::json::array({ran, skipped})), 10);
+  EXPECT_EQ(r.status, Status::Passed);
+  EXPECT_EQ(r.tests_passed, 1);
+  EXPECT_EQ(r.tests_skipped, 1);
+  EXPECT_EQ(r.tests_total, 2);
+  const TaskResult all = classify(task("week04.pin_memory"), exited(0), json(nlohmann::json::array({skipped})), 10);
+  EXPECT_EQ(all.status, Status::Failed);
+  EXPECT_EQ(all.points, 0);
+  EXPECT_EQ(all.message, "all 1 tests were skipped, so nothing was checked");
+}
+
 TEST(GraderClassify, NoTestsIsAFailureNotAPass) {
   const std::string json = R"({"testsuites": []})";
   const TaskResult r = classify(task("week01.view"), exited(0), json, 10);

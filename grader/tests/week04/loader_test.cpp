@@ -2,12 +2,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <set>
 #include <thread>
 
 #include <kindling/data.hpp>
+
+#if KINDLING_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include "oracle_json.hpp"
 #include "testing.hpp"
@@ -266,7 +271,8 @@ TEST(week04_pin_memory, VmLckRisesWhilePinnedAndFallsAfter) {
   const std::int64_t before = vm_locked_kb();
   ASSERT_GE(before, 0) << "no VmLck in /proc/self/status";
   {
-    auto pool = data::PinnedMemoryPool::create();
+    // mlock'ed pages show in VmLck; cudaHostAlloc's are pinned by the driver and do not.
+    auto pool = data::PinnedMemoryPool::create(std::nullopt, data::PinnedBackend::kMlock);
     const Tensor a = pool->pinned_copy(zeros({1024, 256}));  // 1 MiB
     EXPECT_GE(vm_locked_kb() - before, 1024);
   }
@@ -301,6 +307,86 @@ TEST(week04_pin_memory, DataLoaderDeliversPinnedBatches) {
     ++n;
   }
   EXPECT_EQ(n, 3);
+}
+
+// On a machine with a CUDA device (and a CUDA build) pinned buffers come from cudaHostAlloc: the CUDA
+// runtime itself must see them as page-locked host memory, recycled as the mlock'ed ones are, and a
+// non-blocking copy to the device and back must return the same values. Skipped without a device.
+TEST(week04_pin_memory, WithACudaDeviceBuffersComeFromCudaHostAlloc) {
+  const data::CudaHostStatus& cuda = data::cuda_host_status();
+  if (!cuda.available) GTEST_SKIP() << "no CUDA device here: " << cuda.reason;
+#if KINDLING_HAVE_CUDA
+  auto pool = data::PinnedMemoryPool::create();
+  EXPECT_EQ(pool->backend(), data::PinnedBackend::kCudaHostAlloc);
+  const void* first = nullptr;
+  for (int i = 0; i < 3; ++i) {
+    const Tensor src = arange(4096, kFloat32).view({64, 64}) * static_cast<double>(i + 1);
+    const Tensor p = pool->pinned_copy(src);
+    EXPECT_TRUE(p.is_pinned());
+    EXPECT_TRUE(equal(p, src));
+    cudaPointerAttributes attr{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attr, p.data_ptr()), cudaSuccess);
+    EXPECT_EQ(attr.type, cudaMemoryTypeHost) << "not memory from cudaHostAlloc";
+    if (i == 0) first = p.data_ptr();
+    EXPECT_EQ(p.data_ptr(), first) << "the buffer was not recycled";
+
+    // The point of pinning: an asynchronous copy to the device and back.
+    const std::size_t bytes = static_cast<std::size_t>(p.numel()) * sizeof(float);
+    void* device = nullptr;
+    ASSERT_EQ(cudaMalloc(&device, bytes), cudaSuccess);
+    const Tensor back = pool->pinned_copy(zeros({64, 64}));
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    EXPECT_EQ(cudaMemcpyAsync(device, p.data_ptr(), bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    EXPECT_EQ(cudaMemcpyAsync(back.data_ptr(), device, bytes, cudaMemcpyDeviceToHost, stream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    EXPECT_TRUE(equal(back, src));
+    cudaStreamDestroy(stream);
+    cudaFree(device);
+  }
+  EXPECT_EQ(pool->allocations(), 2);  // one buffer for the batches, one for the copies back
+  EXPECT_EQ(pool->reuses(), 4);
+
+  // The DataLoader's pin_memory stage and Tensor::pin_memory use it too.
+  auto ds = std::make_shared<SlowDataset>(8);
+  DataLoader loader(ds, {.batch_size = 4, .num_workers = 1, .pin_memory = true});
+  for (const Batch& b : loader) {
+    cudaPointerAttributes attr{};
+    ASSERT_EQ(cudaPointerGetAttributes(&attr, b[0].data_ptr()), cudaSuccess);
+    EXPECT_EQ(attr.type, cudaMemoryTypeHost);
+  }
+  const Tensor alone = randn({5, 5}).pin_memory();
+  cudaPointerAttributes attr{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attr, alone.data_ptr()), cudaSuccess);
+  EXPECT_EQ(attr.type, cudaMemoryTypeHost);
+#endif
+}
+
+// ---- pinned memory backends (given) ---------------------------------------------------------------------------
+TEST(EnginePinnedBackend, WithoutACudaDeviceMemoryIsMlocked) {
+  const data::CudaHostStatus& cuda = data::cuda_host_status();
+  if (cuda.available) GTEST_SKIP() << "a CUDA device is present: this test is for machines without one";
+  EXPECT_FALSE(cuda.reason.empty());
+#if KINDLING_HAVE_CUDA
+  // What the runtime answered, e.g. "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version".
+  EXPECT_TRUE(cuda.reason.rfind("cudaGetDeviceCount: ", 0) == 0 || cuda.reason == "no CUDA device") << cuda.reason;
+#else
+  EXPECT_EQ(cuda.reason, "Kindling was built without CUDA");
+#endif
+  EXPECT_EQ(data::default_pinned_backend(), data::PinnedBackend::kMlock);
+  EXPECT_EQ(data::PinnedMemoryPool::create()->backend(), data::PinnedBackend::kMlock);
+  expect_error<Error>([] { data::PinnedMemoryPool::create(std::nullopt, data::PinnedBackend::kCudaHostAlloc); },
+                      "pin_memory: cudaHostAlloc needs a CUDA device (" + cuda.reason + ")");
+}
+
+TEST(EnginePinnedBackend, AllocatePinnedGivesPageAlignedLockedMemory) {
+  const std::size_t bytes = 3 * data::page_size();
+  void* p = data::allocate_pinned(data::PinnedBackend::kMlock, bytes);
+  ASSERT_NE(p, nullptr);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p) % data::page_size(), 0u);
+  std::memset(p, 0xab, bytes);  // the whole buffer is ours
+  EXPECT_EQ(static_cast<unsigned char*>(p)[bytes - 1], 0xab);
+  data::free_pinned(data::PinnedBackend::kMlock, p, bytes);
 }
 
 // ---- options and datasets (given) ------------------------------------------------------------------------------

@@ -1,7 +1,12 @@
-// Page-locked memory: mlock'ed, page-aligned buffers and the recycling pool.
+// Page-locked memory: cudaHostAlloc'ed or mlock'ed page-aligned buffers, and the
+// recycling pool.
 
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if KINDLING_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
 
 #include <cstdlib>
 #include <cstring>
@@ -34,13 +39,74 @@ void unlock_and_free(void* p, std::size_t bytes) {
   std::free(p);
 }
 
-std::shared_ptr<PinnedMemoryPool> PinnedMemoryPool::create(std::optional<std::size_t> max_locked_bytes) {
-  return std::shared_ptr<PinnedMemoryPool>(new PinnedMemoryPool(max_locked_bytes));
+const CudaHostStatus& cuda_host_status() {
+  static const CudaHostStatus status = [] {
+    CudaHostStatus s;
+#if KINDLING_HAVE_CUDA
+    int devices = 0;
+    const cudaError_t err = cudaGetDeviceCount(&devices);
+    if (err != cudaSuccess) {
+      s.reason = std::string("cudaGetDeviceCount: ") + cudaGetErrorString(err);
+      cudaGetLastError();  // clear the runtime's sticky error state
+    } else if (devices == 0) {
+      s.reason = "no CUDA device";
+    } else {
+      s.available = true;
+    }
+#else
+    s.reason = "Kindling was built without CUDA";
+#endif
+    return s;
+  }();
+  return status;
+}
+
+PinnedBackend default_pinned_backend() {
+  return cuda_host_status().available ? PinnedBackend::kCudaHostAlloc : PinnedBackend::kMlock;
+}
+
+void* allocate_pinned(PinnedBackend backend, std::size_t bytes) {
+#if KINDLING_HAVE_CUDA
+  if (backend == PinnedBackend::kCudaHostAlloc) {
+    void* p = nullptr;
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    return p;
+  }
+#else
+  // create() refuses kCudaHostAlloc in a build without CUDA.
+  KINDLING_CHECK(backend == PinnedBackend::kMlock, "cudaHostAlloc: Kindling was built without CUDA");
+#endif
+  return allocate_locked(bytes);
+}
+
+void free_pinned(PinnedBackend backend, void* p, std::size_t bytes) {
+#if KINDLING_HAVE_CUDA
+  if (backend == PinnedBackend::kCudaHostAlloc) {
+    cudaFreeHost(p);
+    return;
+  }
+#else
+  (void)backend;
+#endif
+  unlock_and_free(p, bytes);
+}
+
+std::shared_ptr<PinnedMemoryPool> PinnedMemoryPool::create(std::optional<std::size_t> max_locked_bytes,
+                                                           PinnedBackend backend) {
+  if (backend == PinnedBackend::kCudaHostAlloc)
+    KINDLING_CHECK(cuda_host_status().available, "pin_memory: cudaHostAlloc needs a CUDA device (",
+                   cuda_host_status().reason, ")");
+  return std::shared_ptr<PinnedMemoryPool>(new PinnedMemoryPool(max_locked_bytes, backend));
 }
 
 PinnedMemoryPool::~PinnedMemoryPool() {
-  for (auto& [capacity, p] : free_) unlock_and_free(p, capacity);
+  for (auto& [capacity, p] : free_) free_pinned(backend_, p, capacity);
 }
+
+void* PinnedMemoryPool::allocate(std::size_t bytes) const { return allocate_pinned(backend_, bytes); }
 
 void PinnedMemoryPool::release(void* p, std::size_t capacity) {
   std::lock_guard lock(mutex_);
@@ -59,18 +125,19 @@ Tensor PinnedMemoryPool::pinned_copy(const Tensor& t) {
       warned_ = true;
     }
     if (first)
-      std::cerr << "kindling: warning: pin_memory could not lock more memory (RLIMIT_MEMLOCK or the pool's budget); "
-                   "continuing with pageable memory\n";
+      std::cerr << "kindling: warning: pin_memory could not lock more memory ("
+                << (backend_ == PinnedBackend::kMlock ? "RLIMIT_MEMLOCK" : "cudaHostAlloc")
+                << " or the pool's budget); continuing with pageable memory\n";
     return t.contiguous().clone();
   }
   // The buffer goes back to this pool when the last tensor using it goes; if the
-  // pool is gone by then, it is unlocked and freed.
+  // pool is gone by then, it is given back to the system.
   std::weak_ptr<PinnedMemoryPool> weak = weak_from_this();
-  Storage storage = Storage::from_pinned_blob(p, capacity, [weak, capacity](void* q) {
+  Storage storage = Storage::from_pinned_blob(p, capacity, [weak, capacity, backend = backend_](void* q) {
     if (auto pool = weak.lock())
       pool->release(q, capacity);
     else
-      unlock_and_free(q, capacity);
+      free_pinned(backend, q, capacity);
   });
   Tensor out = Tensor::make(std::move(storage), t.sizes().vec(), contiguous_strides(t.sizes()), 0, t.dtype());
   kindling::detail::copy(out, t);
