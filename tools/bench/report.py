@@ -128,6 +128,9 @@ for w in (0, 2):
     tt = statistics.median(t[f"per_batch_{w}"] for t in torch4)
     print(f"  60000x784 in memory, batch 64, shuffled, {w} workers: Kindling {kt * 1e6:.0f} us/batch, "
           f"PyTorch {tt * 1e6:.0f} us/batch ({tt / kt:.1f}x)")
+m, lo, hi = summary([k["BM_PerBatchOverhead/2/real_time"]["us_per_batch"] / k["BM_PerBatchOverhead/0/real_time"]["us_per_batch"]
+                     for k in runs4])
+print(f"  Kindling per batch, 2 workers / 0 workers: {m:.2f} (range {lo:.2f}-{hi:.2f}; goal <= 1: no slowdown)")
 pinned = statistics.median(seconds(k["BM_StagingPinnedRecycled/real_time"]) for k in runs4)
 pageable = statistics.median(seconds(k["BM_StagingPageableFresh/real_time"]) for k in runs4)
 fresh_pinned = statistics.median(seconds(k["BM_StagingPinnedFresh/real_time"]) for k in runs4)
