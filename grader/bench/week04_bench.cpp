@@ -138,13 +138,13 @@ BENCHMARK(BM_StagingPinnedFresh)->Unit(benchmark::kMicrosecond)->UseRealTime();
 // Staging plus the copy to the device, per 64 x 784 batch: from fresh pageable memory (the driver
 // copies it into its own pinned buffer first) or from a recycled pinned buffer (one DMA).
 void BM_HostToDevice(benchmark::State& state) {
-  const bool pinned = state.range(0) == 1;
   const data::CudaHostStatus& cuda = data::cuda_host_status();
   if (!cuda.available) {
     state.SkipWithError(("no CUDA device: " + cuda.reason).c_str());
     return;
   }
 #if KINDLING_HAVE_CUDA
+  const bool pinned = state.range(0) == 1;
   const Tensor batch = rand({64, 784});
   const std::size_t bytes = static_cast<std::size_t>(batch.numel()) * sizeof(float);
   void* device = nullptr;
