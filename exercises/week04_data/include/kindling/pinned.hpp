@@ -85,7 +85,8 @@ class PinnedMemoryPool : public std::enable_shared_from_this<PinnedMemoryPool> {
   /// goes to `capacity`. A cached buffer of exactly that capacity is reused (and
   /// counted in reuses()); otherwise, if the pool's budget allows, a new one comes
   /// from allocate() (and is counted in allocations() and locked_bytes()). Null when
-  /// the budget or the system refuses. Called without the mutex held.
+  /// the budget or the system refuses. Called without the mutex held: lock it while
+  /// touching the cache and the counters.
   void* acquire(std::size_t nbytes, std::size_t& capacity);
   /// A new page-locked buffer of `bytes` (a multiple of the page size) from this
   /// pool's backend; null when the system refuses.
