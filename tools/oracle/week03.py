@@ -187,6 +187,20 @@ for name, fn in pools.items():
     # a bumpy input so that each window has one clear maximum
     p_in = (torch.sin(torch.arange(2 * 3 * 7 * 5, dtype=torch.float32) * 1.3) * 3).reshape(2, 3, 7, 5).requires_grad_()
     run(name, lambda: fn(p_in), p_in)
+# Ties and NaNs decide where max pooling sends the gradient: PyTorch takes the first of equal maxima
+# in row-major window order, and every NaN replaces the maximum so far (the last NaN wins). Values
+# from {0, 1, 2, nan}, many ties as after a ReLU; 2 x 2 windows (Kindling's fast path), overlapping
+# windows (its general path), and ceil_mode on odd sizes (partial windows at the edge).
+tie_values = [0.0, float("nan"), 1.0, 1.0, float("nan"), 2.0, 0.0, 2.0, float("nan"), 0.0, 1.0, 0.0, 2.0, 2.0, 0.0]
+tie_pools = {
+    "maxpool_ties_2": lambda t: F.max_pool2d(t, 2),
+    "maxpool_ties_2s1": lambda t: F.max_pool2d(t, 2, stride=1),
+    "maxpool_ties_2_ceil": lambda t: F.max_pool2d(t, 2, ceil_mode=True),
+}
+for name, fn in tie_pools.items():
+    t_in = torch.tensor([tie_values[(i * 7) % len(tie_values)] for i in range(2 * 3 * 7 * 5)],
+                        dtype=torch.float32).reshape(2, 3, 7, 5).requires_grad_()
+    run(name, lambda: fn(t_in), t_in)
 cases["pool_names"] = {"max": type(F.max_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
                        "avg": type(F.avg_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
                        "adaptive": type(F.adaptive_avg_pool2d(ramp(1, 1, 2, 2), 1).grad_fn).__name__}

@@ -150,6 +150,25 @@ TEST(EngineLayers, PoolingMatchesPyTorch) {
   expect_oracle_error([] { F::avg_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "avgpool_pad_too_big");
 }
 
+// Where the gradient goes when a window has equal maxima or NaNs (the first maximum; the last NaN),
+// through the 2 x 2 fast path, the general path and partial ceil_mode windows.
+TEST(EngineLayers, MaxPoolTiesAndNaNsRouteTheGradientAsPyTorch) {
+  const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> pools = {
+      {"maxpool_ties_2", [](const Tensor& t) { return F::max_pool2d(t, 2); }},
+      {"maxpool_ties_2s1", [](const Tensor& t) { return F::max_pool2d(t, 2, 1); }},
+      {"maxpool_ties_2_ceil", [](const Tensor& t) { return F::max_pool2d(t, 2, std::nullopt, 0, 1, true); }},
+  };
+  const float nan = std::nanf("");
+  const std::vector<float> tie_values = {0, nan, 1, 1, nan, 2, 0, 2, nan, 0, 1, 0, 2, 2, 0};
+  for (const auto& [name, fn] : pools) {
+    SCOPED_TRACE(name);
+    std::vector<float> v(2 * 3 * 7 * 5);
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = tie_values[(i * 7) % tie_values.size()];
+    const Tensor x = tensor(v).reshape({2, 3, 7, 5}).requires_grad_();
+    expect_case(name, [&] { return fn(x); }, {x});
+  }
+}
+
 TEST(EngineLayers, MaxPoolPropagatesNaNAndRoutesTheGradientToTheMaximum) {
   const Tensor x = tensor({{1.0f, 5.0f, 2.0f, 0.0f}, {3.0f, 4.0f, std::nanf(""), 9.0f}}).reshape({1, 1, 2, 4});
   const Tensor leaf = x.detach().requires_grad_();
