@@ -1,9 +1,27 @@
 #pragma once
 // Private helpers shared by the engine's source files.
 
+#include <bit>
+#include <cstdint>
+#include <type_traits>
+
 #include <kindling/tensor.hpp>
 
 namespace kindling::detail {
+
+/// `take ? x : y` without a jump, for any trivially copyable T of 1, 2, 4 or 8
+/// bytes. Compilers turn a ternary on data into a branch, and when the condition
+/// is the data's sign or a comparison of values (ReLU's backward, max pooling) it
+/// is mispredicted about half the time: 4-5x slower than selecting with a mask.
+template <class T>
+T select(bool take, T x, T y) {
+  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t,
+                               std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                  std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+  static_assert(sizeof(T) == sizeof(U) && std::is_trivially_copyable_v<T>);
+  const U mask = static_cast<U>(U{0} - static_cast<U>(take));
+  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(x) & mask) | (std::bit_cast<U>(y) & ~mask)));
+}
 
 /// A 0-d tensor marked as a wrapped number, so type promotion treats it like a
 /// Python scalar: float64 values count as the default dtype, ints as int64.

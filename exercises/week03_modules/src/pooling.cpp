@@ -136,18 +136,6 @@ struct PoolGeometry {
   std::int64_t P, H, W, OH, OW, kh, kw, sh, sw, ph, pw, dh, dw;
 };
 
-// `take ? x : y` without a jump. GCC compiles the selects of a max-with-index into
-// branches, and on real data (random values, or ties after a ReLU) about half of them
-// are mispredicted: a 2 x 2 window then costs 15 ns instead of 2 (measured on the
-// pooling in the week-3 CNN benchmark).
-template <class T>
-T select(bool take, T x, T y) {
-  using U = std::conditional_t<sizeof(T) == 8, std::uint64_t, std::uint32_t>;
-  static_assert(sizeof(T) == sizeof(U));
-  const U mask = U{0} - static_cast<U>(take);
-  return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(x) & mask) | (std::bit_cast<U>(y) & ~mask)));
-}
-
 // Whether tap value `v` replaces the maximum so far, as in PyTorch's CPU kernel:
 // a larger value does (so of equal maxima the first stays), and so does every NaN
 // (so a NaN propagates, and of several NaNs the last one gets the gradient).
@@ -179,14 +167,14 @@ template <class T>
       T best = r0[c];
       std::int64_t at = 0;
       bool take = better(r0[c + 1], best);
-      best = select(take, r0[c + 1], best);
-      at = select<std::int64_t>(take, 1, at);
+      best = kindling::detail::select(take, r0[c + 1], best);
+      at = kindling::detail::select<std::int64_t>(take, 1, at);
       take = better(r1[c], best);
-      best = select(take, r1[c], best);
-      at = select<std::int64_t>(take, W, at);
+      best = kindling::detail::select(take, r1[c], best);
+      at = kindling::detail::select<std::int64_t>(take, W, at);
       take = better(r1[c + 1], best);
-      best = select(take, r1[c + 1], best);
-      at = select<std::int64_t>(take, W + 1, at);
+      best = kindling::detail::select(take, r1[c + 1], best);
+      at = kindling::detail::select<std::int64_t>(take, W + 1, at);
       out[j] = best;
       arg[j] = corner + c + at;
     }
@@ -216,8 +204,8 @@ template <class T>
         for (std::int64_t j = lo[b]; j < hi[b]; ++j) {
           const T v = row[j * sw];
           const bool take = (arg[j] < 0) | better(v, best[j]);
-          best[j] = select(take, v, best[j]);
-          arg[j] = select(take, base + j * sw, arg[j]);
+          best[j] = kindling::detail::select(take, v, best[j]);
+          arg[j] = kindling::detail::select(take, base + j * sw, arg[j]);
         }
       }
     }

@@ -234,10 +234,11 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
     using T = typename decltype(tag)::type;
     detail::for_each_run<4>(
         shape, {&out, &condition, &ac, &bc}, [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
+          // Branch-free (detail::select): ReLU's backward is a where on the sign of its output.
           for (std::int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
-                                                         ? *reinterpret_cast<const T*>(p[2] + i * s[2])
-                                                         : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+            *reinterpret_cast<T*>(p[0] + i * s[0]) = detail::select(*reinterpret_cast<const bool*>(p[1] + i * s[1]),
+                                                                    *reinterpret_cast<const T*>(p[2] + i * s[2]),
+                                                                    *reinterpret_cast<const T*>(p[3] + i * s[3]));
         });
   });
   return out;
