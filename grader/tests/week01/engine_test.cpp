@@ -331,3 +331,23 @@ TEST(EngineThreads, ConcurrentViewsAndReadsOfOneTensor) {
   for (int i = 0; i < 2000; ++i) expected += 10 * (10 * (i % 100)) + 45;
   for (double s : sums) EXPECT_EQ(s, expected);
 }
+
+// Buffers of 1 MiB and more are recycled (Storage::allocate): the next tensor of the same size gets the
+// freed buffer back, and a factory that promises values writes them over whatever the buffer held.
+TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
+  const std::int64_t n = 1 << 19;  // 2 MiB of float32
+  const void* first = nullptr;
+  {
+    const Tensor a = full({n}, 7.0);
+    first = a.data_ptr();
+  }
+  const Tensor z = zeros({n});
+#if defined(__SANITIZE_ADDRESS__)
+  EXPECT_NE(z.data_ptr(), first);  // the cache is off under AddressSanitizer: a freed buffer stays poisoned
+#else
+  EXPECT_EQ(z.data_ptr(), first) << "the freed 2 MiB buffer was not reused";
+#endif
+  EXPECT_EQ(z.abs().max().item<float>(), 0.0f);
+  const Tensor small = full({16}, 3.0);  // below 1 MiB: an ordinary allocation
+  EXPECT_EQ(small.sum().item<float>(), 48.0f);
+}
