@@ -46,6 +46,8 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim = 1, std::int64_t end_dim
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Pair2 stride = 1, Pair2 padding = 0,
               Pair2 dilation = 1, std::int64_t groups = 1);
 /// Max over each window (padding never wins). `stride` defaults to the kernel size.
+/// As in PyTorch, a NaN propagates; the gradient goes to the first of equal maxima
+/// in row-major window order, and to the last NaN of a window.
 Tensor max_pool2d(const Tensor& x, Pair2 kernel_size, std::optional<Pair2> stride = std::nullopt, Pair2 padding = 0,
                   Pair2 dilation = 1, bool ceil_mode = false);
 /// Mean over each window; padding counts as zeros when `count_include_pad`.
