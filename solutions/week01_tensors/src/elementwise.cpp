@@ -330,7 +330,14 @@ Tensor cos(const Tensor& x) {
   return differentiable(Op::Cos, {x}, [&] { return unary_float(x, [](auto v) { return std::cos(v); }); });
 }
 Tensor tanh(const Tensor& x) {
-  return differentiable(Op::Tanh, {x}, [&] { return unary_float(x, [](auto v) { return std::tanh(v); }); });
+  return differentiable(Op::Tanh, {x}, [&] {
+    if (x.dtype() == kFloat32 && x.is_contiguous()) {  // the common case, vectorised
+      Tensor out = detail::empty_contiguous(x.sizes(), kFloat32);
+      detail::tanh_float(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
+      return out;
+    }
+    return unary_float(x, [](auto v) { return std::tanh(v); });
+  });
 }
 Tensor sigmoid(const Tensor& x) {
   return differentiable(Op::Sigmoid, {x},

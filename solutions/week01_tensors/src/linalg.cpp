@@ -91,6 +91,12 @@ void gemm_int(const Tensor& out, const Tensor& a, const Tensor& b, T alpha, bool
 
 }  // namespace
 
+// Here because this is the one file that includes Eigen (its array functions are
+// vectorised for the instruction set the build targets).
+void detail::tanh_float(const float* in, float* out, std::int64_t n) {
+  Eigen::Map<Eigen::ArrayXf>(out, n) = Eigen::Map<const Eigen::ArrayXf>(in, n).tanh();
+}
+
 // out (row-major, contiguous rows) = alpha * a @ b (+ out when accumulating).
 void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) {
   KINDLING_CHECK(a.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
