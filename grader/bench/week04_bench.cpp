@@ -17,7 +17,7 @@
 #include <kindling/data.hpp>
 #include <kindling/kindling.hpp>
 
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -143,7 +143,7 @@ void BM_HostToDevice(benchmark::State& state) {
     state.SkipWithError(("no CUDA device: " + cuda.reason).c_str());
     return;
   }
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
   const bool pinned = state.range(0) == 1;
   const Tensor batch = rand({64, 784});
   const std::size_t bytes = static_cast<std::size_t>(batch.numel()) * sizeof(float);

@@ -10,7 +10,7 @@
 
 #include <kindling/data.hpp>
 
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -315,7 +315,7 @@ TEST(week04_pin_memory, DataLoaderDeliversPinnedBatches) {
 TEST(week04_pin_memory, WithACudaDeviceBuffersComeFromCudaHostAlloc) {
   const data::CudaHostStatus& cuda = data::cuda_host_status();
   if (!cuda.available) GTEST_SKIP() << "no CUDA device here: " << cuda.reason;
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
   auto pool = data::PinnedMemoryPool::create();
   EXPECT_EQ(pool->backend(), data::PinnedBackend::kCudaHostAlloc);
   const void* first = nullptr;
@@ -367,7 +367,7 @@ TEST(EnginePinnedBackend, WithoutACudaDeviceMemoryIsMlocked) {
   const data::CudaHostStatus& cuda = data::cuda_host_status();
   if (cuda.available) GTEST_SKIP() << "a CUDA device is present: this test is for machines without one";
   EXPECT_FALSE(cuda.reason.empty());
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
   // What the runtime answered, e.g. "cudaGetDeviceCount: CUDA driver version is insufficient for CUDA runtime version".
   EXPECT_TRUE(cuda.reason.rfind("cudaGetDeviceCount: ", 0) == 0 || cuda.reason == "no CUDA device") << cuda.reason;
 #else

@@ -4,7 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
 #include <cuda_runtime_api.h>
 #endif
 
@@ -24,6 +24,9 @@ std::size_t page_size() {
   return size;
 }
 
+namespace {
+
+// The kMlock backend: page-aligned memory, locked; freed again if the lock is refused.
 void* allocate_locked(std::size_t bytes) {
   void* p = std::aligned_alloc(page_size(), bytes);
   if (!p) return nullptr;
@@ -39,10 +42,12 @@ void unlock_and_free(void* p, std::size_t bytes) {
   std::free(p);
 }
 
+}  // namespace
+
 const CudaHostStatus& cuda_host_status() {
   static const CudaHostStatus status = [] {
     CudaHostStatus s;
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
     int devices = 0;
     const cudaError_t err = cudaGetDeviceCount(&devices);
     if (err != cudaSuccess) {
@@ -66,7 +71,7 @@ PinnedBackend default_pinned_backend() {
 }
 
 void* allocate_pinned(PinnedBackend backend, std::size_t bytes) {
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
   if (backend == PinnedBackend::kCudaHostAlloc) {
     void* p = nullptr;
     if (cudaHostAlloc(&p, bytes, cudaHostAllocDefault) != cudaSuccess) {
@@ -83,7 +88,7 @@ void* allocate_pinned(PinnedBackend backend, std::size_t bytes) {
 }
 
 void free_pinned(PinnedBackend backend, void* p, std::size_t bytes) {
-#if KINDLING_HAVE_CUDA
+#if KINDLING_HAS_CUDA
   if (backend == PinnedBackend::kCudaHostAlloc) {
     cudaFreeHost(p);
     return;

@@ -103,13 +103,9 @@ class PinnedMemoryPool : public std::enable_shared_from_this<PinnedMemoryPool> {
   PinnedBackend backend_;
 };
 
-/// Locks a page-aligned buffer of `bytes` (a multiple of the page size); null if
-/// mlock fails. Frees nothing on failure. unlock_and_free() undoes it.
-void* allocate_locked(std::size_t bytes);
-/// munlock + free of a buffer from allocate_locked.
-void unlock_and_free(void* p, std::size_t bytes);
-/// A page-locked buffer of `bytes` from `backend` (allocate_locked or
-/// cudaHostAlloc); null when the system refuses.
+/// A page-locked buffer of `bytes` (a multiple of the page size) from `backend`:
+/// page-aligned memory locked with mlock(2), or cudaHostAlloc. Null when the
+/// system refuses; nothing is left allocated then.
 void* allocate_pinned(PinnedBackend backend, std::size_t bytes);
 /// Gives back a buffer from allocate_pinned(backend, bytes).
 void free_pinned(PinnedBackend backend, void* p, std::size_t bytes);
