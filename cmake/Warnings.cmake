@@ -1,4 +1,4 @@
-# kindling_warnings(target): the kit's warning set, errors unless KINDLING_WERROR=OFF.
+# kindling_warnings(target): the kit's warning set, errors with KINDLING_WERROR=ON (./test, CI).
 function(kindling_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
     -Wnon-virtual-dtor -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough)

@@ -26,7 +26,7 @@ const nlohmann::json& at(const std::string& name, const std::string& field) {
 }  // namespace
 
 Geometry oracle_geometry(const std::string& name) {
-  const auto& c = at(name, "");
+  const auto& c = cases().at(name);
   return {c.at("sizes").get<Shape>(), c.at("strides").get<Shape>(), c.at("offset").get<std::int64_t>()};
 }
 
@@ -49,7 +49,7 @@ Values values_of(const nlohmann::json& c) {
 Values oracle_values(const std::string& name, const std::string& field) { return values_of(at(name, field)); }
 
 RaisedError oracle_error(const std::string& name) {
-  const auto& c = at(name, "");
+  const auto& c = cases().at(name);
   return {c.at("type").get<std::string>(), c.at("message").get<std::string>()};
 }
 
@@ -132,7 +132,7 @@ Values oracle_grad(const std::string& name, std::size_t i) { return values_of(at
 
 double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }
 
-const nlohmann::json& oracle_json(const std::string& name) { return at(name, ""); }
+const nlohmann::json& oracle_json(std::string_view name) { return cases().at(std::string(name)); }
 
 Tensor to_tensor(const Values& v) {
   std::vector<float> data(v.values.begin(), v.values.end());

@@ -3,12 +3,13 @@
 // records (index sequences per configuration) rather than tensors.
 
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace kindling::testing {
 
 /// cases[name] of this week's data/oracle.json.
-const nlohmann::json& oracle_json(const std::string& name);
+const nlohmann::json& oracle_json(std::string_view name);
 
 }  // namespace kindling::testing
