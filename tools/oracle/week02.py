@@ -70,6 +70,28 @@ def sigmoid_modified():
 cases["version_output"] = error(sigmoid_modified)
 
 
+# The same rule when the last handle to the saved output is gone before backward: the
+# saved variable keeps the version counter, so the write still counts.
+def output_modified_then_dropped(op, writes):
+    x = ramp(3)
+    y = getattr(x, op)()
+    z = y.sum()
+    for w in writes:
+        if w == "add_":
+            y.add_(1)
+        else:
+            y.mul_(2)
+    del y
+    z.backward()
+
+
+cases["version_output_dropped"] = {
+    f"{op}/{'+'.join(writes)}": error(lambda op=op, writes=writes: output_modified_then_dropped(op, writes))
+    for op in ("exp", "sigmoid", "tanh", "relu")
+    for writes in (("add_",), ("mul_",), ("mul_", "add_"))
+}
+
+
 def input_modified():
     a = ramp(2, 2) * 1
     b = a * a

@@ -62,24 +62,21 @@ void Node::set_output(Shape sizes, ScalarType dtype) {
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
   saved_version_ = t.version();
+  version_counter_ = t.impl().version_counter;
   if (!is_output) {
     data_ = t;
     return;
   }
-  // An alias of the data with no autograd state, and a weak link for the version.
-  data_ = Tensor::make(t.storage(), t.sizes().vec(), t.strides().vec(), t.storage_offset(), t.dtype());
-  owner_ = t.impl().version_owner ? t.impl().version_owner : t.impl_ptr();
-}
-
-std::uint32_t SavedVariable::current_version() const {
-  if (!is_output_) return data_.defined() ? data_.version() : saved_version_;
-  if (auto owner = owner_.lock()) return owner->own_version.version.load(std::memory_order_relaxed);
-  return saved_version_;  // nobody can write to it any more
+  // An alias of the data with no autograd state (so the node does not own its own
+  // output), sharing the counter (PyTorch's tensor_data()).
+  data_ =
+      Tensor::make(t.storage(), t.sizes().vec(), t.strides().vec(), t.storage_offset(), t.dtype(), version_counter_);
 }
 
 void SavedVariable::release() {
   if (!data_.defined()) return;
   data_ = Tensor();
+  version_counter_.reset();
   released_ = true;
 }
 
@@ -237,9 +234,7 @@ bool Tensor::retains_grad() const {
 }
 
 Tensor Tensor::detach() const {
-  Tensor out = make(storage(), sizes().vec(), strides().vec(), storage_offset(), dtype());
-  out.impl().version_owner = impl().version_owner ? impl().version_owner : impl_ptr();
-  return out;
+  return make(storage(), sizes().vec(), strides().vec(), storage_offset(), dtype(), impl().version_counter);
 }
 
 const Tensor& Tensor::detach_() const {

@@ -41,8 +41,11 @@ bool any_requires_grad(const std::vector<const Tensor*>& inputs) {
 // A result of a non-view op is never a view, even when week 1 built it as a view
 // of a temporary (sum's `acc.view(shape)`): its history is its own.
 void make_standalone(const Tensor& out) {
-  out.impl().view_base.reset();
-  out.impl().version_owner.reset();
+  TensorImpl& impl = out.impl();
+  if (impl.view_base) {  // a view of a temporary shares its counter: a counter of its own
+    impl.view_base.reset();
+    impl.version_counter = std::make_shared<VersionCounter>();
+  }
 }
 
 void record_inputs(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args) {

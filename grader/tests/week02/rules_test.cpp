@@ -3,6 +3,7 @@
 
 #include <kindling/autograd.hpp>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 using namespace kindling;
@@ -105,6 +106,33 @@ TEST(week02_saved_version, ModifiedOutputNamesItsNode) {
   expect_oracle_error([&] { y.sum().backward(); }, "version_output");
 }
 
+// The same write, but the output's last handle is gone before backward. PyTorch still
+// fails: the saved variable keeps the version counter, not a link to the tensor. A check
+// that reads the version through a live handle passes this silently, with a wrong gradient.
+TEST(week02_saved_version, ModifiedOutputWhoseLastHandleIsGoneStillFails) {
+  const nlohmann::json& cases = oracle_json("version_output_dropped");
+  ASSERT_EQ(cases.size(), 12u);
+  for (auto it = cases.begin(); it != cases.end(); ++it) {
+    const std::string key = it.key();  // "exp/mul_+add_": the op, then the writes in order
+    SCOPED_TRACE("scenario " + key + " (tools/oracle/week02.py, version_output_dropped)");
+    const std::string op = key.substr(0, key.find('/'));
+    const Tensor x = oracle_ramp({3});
+    Tensor z;
+    {
+      const Tensor y = op == "exp" ? exp(x) : op == "sigmoid" ? sigmoid(x) : op == "tanh" ? tanh(x) : relu(x);
+      z = y.sum();
+      for (std::size_t at = key.find('/'); at != std::string::npos; at = key.find('+', at + 1)) {
+        if (key.compare(at + 1, 4, "add_") == 0)
+          y.add_(1);
+        else
+          y.mul_(2);
+      }
+    }  // y's last handle dies here
+    expect_error<Error>([&] { z.backward(); }, it.value().at("message").get<std::string>());
+    EXPECT_FALSE(x.grad().defined()) << "backward wrote a gradient before failing";
+  }
+}
+
 TEST(week02_saved_version, ModifiedInputNamesItsCurrentProducer) {
   Tensor a = oracle_ramp({2, 2}) * 1;
   Tensor b = a * a;
@@ -134,6 +162,20 @@ TEST(week02_saved_version, RetainGraphAllowsASecondBackward) {
   y.backward({}, /*retain_graph=*/true);
   y.backward();
   expect_values(x.grad(), {{3}, "float32", (exp(x.detach()) * 2).to_vector<double>()});
+}
+
+// Given code: a node does not own its own output (that would be a cycle), so the graph goes
+// with the last tensor that holds it.
+TEST(EngineSavedVariable, ANodeDoesNotKeepItsOutputAlive) {
+  std::weak_ptr<autograd::Node> node;
+  std::weak_ptr<TensorImpl> output;
+  {
+    const Tensor y = exp(oracle_ramp({3}));
+    node = y.grad_fn();
+    output = y.impl_ptr();
+  }
+  EXPECT_TRUE(output.expired());
+  EXPECT_TRUE(node.expired());
 }
 
 TEST(week02_saved_version, UnpackReturnsTheSavedTensorWhenUnchanged) {

@@ -144,8 +144,10 @@ Storage Storage::from_pinned_blob(void* data, std::size_t nbytes, std::function<
 }
 
 // ---- Tensor -------------------------------------------------------------------------
-Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype) {
+Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
+                    std::shared_ptr<VersionCounter> version_counter) {
   auto impl = std::make_shared<TensorImpl>();
+  impl->version_counter = version_counter ? std::move(version_counter) : std::make_shared<VersionCounter>();
   impl->storage = std::move(storage);
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
@@ -191,9 +193,8 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
                    to_string(sizes), ", strides ", to_string(strides), ", storage offset ", off, ", and itemsize ", es,
                    " requiring a storage size of ", (last + 1) * es, " are out of bounds for storage of size ",
                    storage().nbytes());
-  Tensor view = make(storage(), sizes.vec(), strides.vec(), off, dtype());
+  Tensor view = make(storage(), sizes.vec(), strides.vec(), off, dtype(), impl().version_counter);
   TensorImpl& v = view.impl();
-  v.version_owner = impl().version_owner ? impl().version_owner : impl_;
   v.view_base = impl().view_base ? impl().view_base : impl_;
   if (detail::autograd::may_require_grad(*this)) detail::autograd::record_view(*this, view, caller);
   return view;

@@ -20,6 +20,16 @@ inline constexpr const char* kFreedGraphMessage =
     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward.";
 
+/// The version of the saved tensor now. Read it from version_counter_, the
+/// counter this SavedVariable keeps alive (saved_version_ when it is null:
+/// nothing was saved). Not through a handle to the tensor: its last handle may
+/// be gone by backward time, after an in-place write that must still count.
+inline std::uint32_t SavedVariable::current_version() const {
+  // BEGIN TASK week02.saved_version (replace the stub below with your code)
+  KINDLING_TODO("week02.saved_version");
+  // END TASK
+}
+
 /// Returns the saved tensor after two checks (kindling::Error on failure):
 /// 1. released (was_released()): throw kFreedGraphMessage.
 /// 2. current_version() differs from saved_version(): throw, word for word,

@@ -43,24 +43,25 @@ struct VersionCounter {
 /// strides are in elements, may be 0 (expand) and are never negative. Every
 /// element's offset `storage_offset + sum(i[d] * strides[d])` lies inside
 /// `storage`. A base, all its views and its detached aliases bump one version
-/// counter: the `own_version` of the tensor at the root, which the others reach
-/// through `version_owner` (so, as in PyTorch, a view keeps its base alive, and
-/// making a view allocates no counter). `view_base` is the root of a chain of
-/// views (set by as_strided, not by detach): autograd routes an in-place write on
-/// a view to the gradient history of that base.
+/// counter, which they share through `version_counter` (as in PyTorch, the
+/// counter is an object of its own, not a field of the base: autograd's saved
+/// variables keep it alive after every tensor handle is gone, so a write made
+/// before that still counts; see SavedVariable). `view_base` is the root of a
+/// chain of views (set by as_strided, not by detach): a view keeps its base alive,
+/// and autograd routes an in-place write on a view to the gradient history of that
+/// base.
 struct TensorImpl {
-  Storage storage;                            ///< the shared buffer
-  Shape sizes;                                ///< one size per dimension
-  Shape strides;                              ///< one stride per dimension, in elements
-  std::int64_t storage_offset = 0;            ///< first element, in elements
-  ScalarType dtype = kFloat32;                ///< element type
-  bool is_wrapped_number = false;             ///< a Scalar turned into a 0-d tensor
-  VersionCounter own_version;                 ///< the counter of a tensor that shares no other's
-  std::shared_ptr<TensorImpl> version_owner;  ///< whose counter this tensor bumps (null: its own)
-  std::shared_ptr<TensorImpl> view_base;      ///< the base this tensor is a view of (null: not a view)
-  std::shared_ptr<AutogradMeta> autograd;     ///< week 2: grad, grad_fn, requires_grad
-  /// The counter in-place writes bump: the root's for a view or alias, this tensor's own otherwise.
-  VersionCounter& version() { return version_owner ? version_owner->own_version : own_version; }
+  Storage storage;                                  ///< the shared buffer
+  Shape sizes;                                      ///< one size per dimension
+  Shape strides;                                    ///< one stride per dimension, in elements
+  std::int64_t storage_offset = 0;                  ///< first element, in elements
+  ScalarType dtype = kFloat32;                      ///< element type
+  bool is_wrapped_number = false;                   ///< a Scalar turned into a 0-d tensor
+  std::shared_ptr<VersionCounter> version_counter;  ///< bumped by in-place writes; shared with views and aliases
+  std::shared_ptr<TensorImpl> view_base;            ///< the base this tensor is a view of (null: not a view)
+  std::shared_ptr<AutogradMeta> autograd;           ///< week 2: grad, grad_fn, requires_grad
+  /// The counter in-place writes bump (shared with the base for a view or alias).
+  VersionCounter& version() { return *version_counter; }
 };
 
 class Tensor;
@@ -79,8 +80,9 @@ class Tensor {
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   /// Builds a tensor over `storage` with the given geometry (not checked: as_strided checks).
-  /// The tensor has its own version counter.
-  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype);
+  /// It shares `version_counter` when one is given (a view, an alias), else gets a new one.
+  static Tensor make(Storage storage, Shape sizes, Shape strides, std::int64_t storage_offset, ScalarType dtype,
+                     std::shared_ptr<VersionCounter> version_counter = nullptr);
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }

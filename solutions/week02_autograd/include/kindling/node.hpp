@@ -60,16 +60,24 @@ class HookHandle {
 /// A tensor a node keeps for its backward formula, with the version it had when
 /// saved.
 ///
-/// Note: a node must not own the tensor it produced (the tensor owns the node
-/// through grad_fn, so that would be a cycle and a leak). Outputs, and the
-/// tensor an in-place op overwrites, are therefore saved as a plain alias of the
-/// storage plus a weak reference used only to read the current version.
+/// Note: two invariants, both PyTorch's.
+/// 1. A node must not own the tensor it produced (the tensor owns the node
+///    through grad_fn: a cycle, and a leak). Outputs, and the tensor an in-place
+///    op overwrites, are therefore saved as an alias of the storage with no
+///    autograd state.
+/// 2. The version check must not depend on whether any handle to the saved
+///    tensor is still alive. `{ Tensor y = x.exp(); z = y.sum(); y.mul_(2); }`
+///    drops y's last handle after the write, yet z.backward() must fail. So the
+///    saved variable keeps the version counter itself (a shared object, like
+///    PyTorch's VariableVersion), never a link to the tensor that may die first:
+///    a weak link would read "nobody can write any more" and silently return
+///    a wrong gradient (2·exp(x) in that example).
 class SavedVariable {
  public:
   /// Nothing saved.
   SavedVariable() = default;
-  /// Saves `t`. `is_output`: `t` is the saving node's own output, kept as an
-  /// alias plus a weak link (see the note above).
+  /// Saves `t` and its version counter. `is_output`: `t` is the saving node's own
+  /// output, kept as an alias without autograd state (see the note above).
   SavedVariable(const Tensor& t, bool is_output);
   /// The saved tensor. Throws when it was released by a backward without
   /// retain_graph, or when it was modified in place since it was saved.
@@ -82,7 +90,8 @@ class SavedVariable {
 
   /// The version the tensor had when it was saved.
   std::uint32_t saved_version() const { return saved_version_; }
-  /// The tensor's version now (saved_version() if it is gone).
+  /// The saved tensor's version now, read from the counter this object keeps
+  /// (saved_version() if nothing was saved).
   std::uint32_t current_version() const;
   /// The saved data itself, unchecked.
   const Tensor& data() const { return data_; }
@@ -94,7 +103,7 @@ class SavedVariable {
  private:
   friend class Node;
   Tensor data_;
-  std::weak_ptr<TensorImpl> owner_;  // outputs: whose version to read
+  std::shared_ptr<VersionCounter> version_counter_;  // the saved tensor's counter, kept alive here
   std::uint32_t saved_version_ = 0;
   bool is_output_ = false;
   bool released_ = false;
