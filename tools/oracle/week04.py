@@ -74,6 +74,39 @@ cases["loader_errors"] = {
 cases["loader_len"] = {"keep": len(DataLoader(ds, batch_size=3)), "drop": len(DataLoader(ds, batch_size=3, drop_last=True))}
 cases["tensor_dataset_mismatch"] = error(lambda: TensorDataset(torch.zeros(3), torch.zeros(4)))
 
+
+# ---- DataLoader failures: a dataset that raises at one index, with and without workers ------------------------
+class Failing(torch.utils.data.Dataset):
+    KINDS = {"ValueError": ValueError, "IndexError": IndexError, "TypeError": TypeError,
+             "RuntimeError": RuntimeError}
+
+    def __init__(self, n, bad, kind):
+        self.n, self.bad, self.kind = n, bad, kind
+
+    def __getitem__(self, i):
+        if i == self.bad:
+            raise self.KINDS[self.kind](f"bad item {i}")
+        return torch.tensor(i)
+
+    def __len__(self):
+        return self.n
+
+
+def loader_failure(n, bad, kind, workers, batch_size):
+    delivered = []
+    try:
+        for b in DataLoader(Failing(n, bad, kind), batch_size=batch_size, num_workers=workers):
+            delivered.append(b.tolist())
+    except Exception as e:  # noqa: BLE001 - the kind is what we record
+        return {"n": n, "bad": bad, "kind": kind, "num_workers": workers, "batch_size": batch_size,
+                "type": type(e).__name__, "first_line": str(e).split("\n")[0], "delivered": delivered}
+    raise AssertionError("the loader did not fail")
+
+
+cases["loader_failures"] = [loader_failure(n, bad, kind, workers, bs)
+                            for kind in Failing.KINDS
+                            for (n, bad, workers, bs) in ((12, 10, 2, 2), (12, 5, 3, 2), (9, 0, 1, 4), (20, 13, 0, 3))]
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)

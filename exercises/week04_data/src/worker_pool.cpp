@@ -24,17 +24,43 @@ std::string demangle(const std::string& name) {
 
 const WorkerInfo* get_worker_info() { return current_worker; }
 
-WorkerError::WorkerError(std::int64_t worker, std::int64_t batch_index, std::int64_t item, const std::string& kind,
-                         const std::string& message)
-    : Error("Caught " + demangle(kind) + " in DataLoader worker " + std::to_string(worker) +
-            (batch_index < 0 ? " in worker_init_fn"
-             : item < 0      ? " while collating batch " + std::to_string(batch_index)
-                        : " while loading index " + std::to_string(item) + " of batch " + std::to_string(batch_index)) +
-            ": " + message),
-      worker_id(worker),
-      batch(batch_index),
-      index(item),
-      original(message) {}
+WorkerError::WorkerError(std::int64_t worker, std::int64_t batch_index, std::int64_t item, std::string kind_name,
+                         std::string message)
+    : worker_id(worker), batch(batch_index), index(item), kind(std::move(kind_name)), original(std::move(message)) {}
+
+std::string worker_error_message(std::int64_t worker, std::int64_t batch, std::int64_t index, const std::string& kind,
+                                 const std::string& original) {
+  const std::string where = batch < 0 ? "in worker_init_fn"
+                            : index < 0
+                                ? "while collating batch " + std::to_string(batch)
+                                : "while loading index " + std::to_string(index) + " of batch " + std::to_string(batch);
+  return "Caught " + kind + " in DataLoader worker process " + std::to_string(worker) + ".\nOriginal error " + where +
+         ":\n" + kind + ": " + original;
+}
+
+std::exception_ptr make_worker_error(std::int64_t worker, std::int64_t batch, std::int64_t index,
+                                     std::exception_ptr original) {
+  auto make = [&]<class Kind>(const char* kind, const std::string& message) {
+    return std::make_exception_ptr(WorkerErrorOf<Kind>(worker, batch, index, kind, message));
+  };
+  try {
+    std::rethrow_exception(original);
+  } catch (const ValueError& e) {
+    return make.operator()<ValueError>("ValueError", e.what());
+  } catch (const IndexError& e) {
+    return make.operator()<IndexError>("IndexError", e.what());
+  } catch (const TypeError& e) {
+    return make.operator()<TypeError>("TypeError", e.what());
+  } catch (const NotImplemented& e) {
+    return make.operator()<Error>("NotImplementedError", e.what());
+  } catch (const Error& e) {
+    return make.operator()<Error>("RuntimeError", e.what());
+  } catch (const std::exception& e) {
+    return make.operator()<Error>(demangle(typeid(e).name()).c_str(), e.what());
+  } catch (...) {
+    return make.operator()<Error>("an unknown exception", "(not a std::exception)");
+  }
+}
 
 WorkerPool::WorkerPool(Config config) : config_(std::move(config)) {
   KINDLING_CHECK(config_.num_workers > 0 && config_.prefetch_factor > 0,
@@ -80,9 +106,9 @@ void WorkerPool::worker_loop(std::int64_t id) {
   if (config_.worker_init_fn) {
     try {
       config_.worker_init_fn(id);
-    } catch (const std::exception& e) {
+    } catch (...) {
       std::lock_guard lock(mutex_);
-      if (!init_error_) init_error_ = std::make_exception_ptr(WorkerError(id, -1, -1, typeid(e).name(), e.what()));
+      if (!init_error_) init_error_ = make_worker_error(id, -1, -1, std::current_exception());
       result_cv_.notify_all();
       return;
     }

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <typeinfo>
 
 #include <kindling/data.hpp>
 
@@ -161,11 +162,90 @@ TEST(week04_multi_worker, ExceptionReachesTheConsumerWithWorkerAndIndex) {
     EXPECT_EQ(e.batch, 4);          // 17 / 4
     EXPECT_EQ(e.worker_id, 4 % 3);  // batch k goes to worker k % num_workers
     EXPECT_EQ(e.original, "item 17 is corrupt");
-    EXPECT_EQ(
-        std::string(e.what()),
-        "Caught kindling::ValueError in DataLoader worker 1 while loading index 17 of batch 4: item 17 is corrupt");
+    EXPECT_EQ(e.kind, "ValueError");
+    EXPECT_EQ(std::string(e.what()),
+              "Caught ValueError in DataLoader worker process 1.\nOriginal error while loading index 17 of batch 4:\n"
+              "ValueError: item 17 is corrupt");
   }
   EXPECT_EQ(got, (std::vector<std::int64_t>{0, 4, 8, 12}));  // every batch before the failing one arrived
+}
+
+// A dataset that raises `kind` ("bad item i") at index `bad`, as tools/oracle/week04.py's Failing.
+struct FailingDataset : data::Dataset {
+  FailingDataset(std::int64_t n, std::int64_t bad, std::string kind) : n_(n), bad_(bad), kind_(std::move(kind)) {}
+  Example get(std::int64_t i) override {
+    if (i == bad_) {
+      const std::string message = "bad item " + std::to_string(i);
+      if (kind_ == "ValueError") throw ValueError(message);
+      if (kind_ == "IndexError") throw IndexError(message);
+      if (kind_ == "TypeError") throw TypeError(message);
+      throw Error(message);
+    }
+    return {scalar_tensor(i, kInt64)};
+  }
+  std::int64_t size() const override { return n_; }
+
+ private:
+  std::int64_t n_, bad_;
+  std::string kind_;
+};
+
+// The exception's kind as PyTorch would name it.
+std::string kind_of(const std::exception& e) {
+  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
+  if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
+  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
+  if (dynamic_cast<const Error*>(&e)) return "RuntimeError";
+  return typeid(e).name();
+}
+
+// PyTorch 1.13 re-raises a worker's exception as the same type, its text beginning "Caught
+// ValueError in DataLoader worker process 1."; without workers the original comes through as
+// it is. The batches before the failing one arrive in both. Scenarios from the oracle.
+TEST(week04_multi_worker, FailuresKeepTheirKindAsInPyTorch) {
+  const nlohmann::json& cases = oracle_json("loader_failures");
+  ASSERT_EQ(cases.size(), 16u);
+  for (const auto& c : cases) {
+    SCOPED_TRACE("scenario " + c.dump() + " (tools/oracle/week04.py, loader_failures)");
+    const auto workers = c.at("num_workers").get<std::int64_t>();
+    const auto bad = c.at("bad").get<std::int64_t>();
+    auto ds = std::make_shared<FailingDataset>(c.at("n").get<std::int64_t>(), bad, c.at("kind").get<std::string>());
+    DataLoader loader(ds, {.batch_size = c.at("batch_size").get<std::int64_t>(), .num_workers = workers});
+    std::vector<std::vector<std::int64_t>> delivered;
+    try {
+      for (const Batch& b : loader) delivered.push_back(b[0].to_vector<std::int64_t>());
+      ADD_FAILURE() << "the loader did not fail";
+    } catch (const NotImplemented&) {
+      throw;
+    } catch (const std::exception& e) {
+      EXPECT_EQ(kind_of(e), c.at("type").get<std::string>());
+      const std::string what = e.what();
+      EXPECT_EQ(what.substr(0, what.find('\n')), c.at("first_line").get<std::string>());
+      const auto* details = dynamic_cast<const data::WorkerError*>(&e);
+      if (workers > 0) {
+        ASSERT_NE(details, nullptr) << "not a data::WorkerError";
+        EXPECT_EQ(details->index, bad);
+        EXPECT_EQ(details->original, "bad item " + std::to_string(bad));
+      } else {
+        EXPECT_EQ(details, nullptr) << "without workers the dataset's own exception comes through";
+      }
+    }
+    EXPECT_EQ(delivered, c.at("delivered").get<std::vector<std::vector<std::int64_t>>>());
+  }
+}
+
+// A student's `catch (const ValueError&)` works around a loader with workers exactly as without.
+TEST(week04_multi_worker, CatchByTheDatasetsKindWorksWithWorkers) {
+  for (const std::int64_t workers : {0, 2}) {
+    DataLoader loader(std::make_shared<FailingDataset>(8, 3, "ValueError"), {.batch_size = 2, .num_workers = workers});
+    bool caught = false;
+    try {
+      for (const Batch& b : loader) (void)b;
+    } catch (const ValueError&) {
+      caught = true;
+    }
+    EXPECT_TRUE(caught) << workers << " workers";
+  }
 }
 
 TEST(week04_multi_worker, AtMostWorkersTimesPrefetchBatchesInFlight) {

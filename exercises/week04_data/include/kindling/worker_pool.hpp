@@ -16,8 +16,9 @@
 /// - at most num_workers * prefetch_factor batches are in flight (sent but not
 ///   yet handed to the consumer);
 /// - results arrive in any order and wait in a reorder buffer until their turn;
-/// - a worker's exception travels with its result and is rethrown, as a
-///   WorkerError, when the consumer reaches that batch;
+/// - a worker's exception travels with its result and is rethrown when the
+///   consumer reaches that batch, as an exception of the same kind (a ValueError
+///   stays a ValueError, as in PyTorch) that is also a WorkerError;
 /// - destroying the pool stops and joins every worker, whatever they are doing.
 
 #include <atomic>
@@ -53,18 +54,60 @@ struct WorkerInfo {
 /// Inside a DataLoader worker: its WorkerInfo; elsewhere: null.
 const WorkerInfo* get_worker_info();
 
-/// An exception raised inside a worker, rethrown to the consumer.
-/// what(): "Caught <kind> in DataLoader worker 1 while loading index 17 of batch 4: <original message>".
-class WorkerError : public Error {
+/// Where and how a DataLoader worker failed.
+///
+/// What the DataLoader rethrows is a WorkerErrorOf<Kind>: of the original
+/// exception's kind *and* a WorkerError. So `catch (const ValueError&)` around a
+/// loop works the same with workers as without (PyTorch re-raises the same
+/// exception type), and `catch (const data::WorkerError&)` gives the details.
+/// Kinds kept: ValueError, IndexError, TypeError; any other kindling::Error, and
+/// any other exception, arrives as a kindling::Error (PyTorch's RuntimeError).
+///
+/// what() begins with PyTorch 1.13's first line, word for word, then says where
+/// and what (Kindling's own detail; PyTorch prints the worker's traceback):
+///   "Caught ValueError in DataLoader worker process 1.\n"
+///   "Original error while loading index 17 of batch 4:\n"
+///   "ValueError: item 17 is corrupt"
+/// ("while collating batch 4" for a collate failure, "in worker_init_fn" for an
+/// init failure).
+class WorkerError {
  public:
   /// `index` is -1 when the failure was in collate (or worker_init_fn: batch -1 too).
-  WorkerError(std::int64_t worker_id, std::int64_t batch, std::int64_t index, const std::string& kind,
-              const std::string& original);
+  WorkerError(std::int64_t worker_id, std::int64_t batch, std::int64_t index, std::string kind, std::string original);
+  /// Copies the details (a WorkerErrorOf copies its WorkerError part with it).
+  WorkerError(const WorkerError&) = default;
+  virtual ~WorkerError() = default;
+  /// The whole message (see above).
+  virtual const char* what() const noexcept = 0;
   std::int64_t worker_id;  ///< the worker that failed
   std::int64_t batch;      ///< the batch it was loading (-1: worker_init_fn)
   std::int64_t index;      ///< the dataset index it was loading (-1: collate or init)
+  std::string kind;        ///< the original exception's kind, as PyTorch names it: "ValueError"
   std::string original;    ///< the original exception's message
 };
+
+/// The message of a WorkerError (see there).
+std::string worker_error_message(std::int64_t worker_id, std::int64_t batch, std::int64_t index,
+                                 const std::string& kind, const std::string& original);
+
+/// A WorkerError that is also a `Kind` (ValueError, IndexError, TypeError or Error).
+template <class Kind>
+class WorkerErrorOf final : public Kind, public WorkerError {
+ public:
+  /// See WorkerError.
+  WorkerErrorOf(std::int64_t worker, std::int64_t batch_index, std::int64_t item, std::string kind_name,
+                std::string message)
+      : Kind(worker_error_message(worker, batch_index, item, kind_name, message)),
+        WorkerError(worker, batch_index, item, std::move(kind_name), std::move(message)) {}
+  /// The whole message.
+  const char* what() const noexcept override { return Kind::what(); }
+};
+
+/// The exception to rethrow for `original`, caught in worker `worker_id` while it
+/// loaded `index` of `batch` (-1 as in WorkerError): a WorkerErrorOf of the
+/// original's kind. Call it inside `catch (...)` with std::current_exception().
+std::exception_ptr make_worker_error(std::int64_t worker_id, std::int64_t batch, std::int64_t index,
+                                     std::exception_ptr original);
 
 /// Threads that load batches (see the file comment for the protocol).
 class WorkerPool {
@@ -113,7 +156,7 @@ class WorkerPool {
   void worker_loop(std::int64_t id);
   /// Fetches the examples of `task` from the dataset and collates them (in the
   /// worker's thread, without the mutex). Never throws for a dataset or collate
-  /// failure: the WorkerError travels in Result::error.
+  /// failure: make_worker_error()'s exception travels in Result::error.
   Result run_task(std::int64_t worker, const Task& task) const;
   /// Sends batches of the epoch, in order and round-robin over the workers (batch
   /// k to worker k % num_workers), while fewer than num_workers * prefetch_factor
