@@ -36,13 +36,29 @@ names = {
     "where": torch.where(x > 0, x, x * 2), "clone": x.clone(), "clamp": x.clamp(-1, 1), "maximum": torch.maximum(x, x),
     "matmul_vec": x.matmul(x[0]), "dot": x[0].dot(x[1]), "mv": x.mv(x[0]), "bmm": torch.bmm(x[None], w.t()[None]),
     "contiguous": x.t().contiguous(), "prod": x.prod(), "to_double": x.double(),
+    "rsub_scalar": 2.0 - x, "sub_scalar": x - 2.0, "reshape_copy": x.t().reshape(-1),
+    "reshape_copy_after_matmul": x.matmul(w.t()).t().reshape(-1), "matmul_3d_2d": x[None].matmul(w.t()),
+    "matmul_3d_1d": x[None].matmul(x[0]), "matmul_3d_3d": x[None].matmul(w.t()[None]),
+    "matmul_broadcast": x[None].expand(2, 2, 3).matmul(w.t()[None]),
+    "full_slice": x[:], "squeeze_negative_dim": x.unsqueeze(-1).squeeze(-1),
 }
-cases["node_names"] = {k: type(v.grad_fn).__name__ for k, v in names.items()}
+# Node.name(), which is what Kindling's Node::name() returns (for CopySlices and AccumulateGrad it is the
+# C++ class name, "torch::autograd::CopySlices", where type(node).__name__ would say "CopySlices").
+cases["node_names"] = {k: v.grad_fn.name() for k, v in names.items()}
 cases["accumulate_grad_name"] = x.sum().grad_fn.next_functions[0][0].name()
 
 # ---- error messages ------------------------------------------------------------------------------
 cases["leaf_inplace"] = error(lambda: ramp(3).add_(1))
 cases["view_of_leaf_inplace"] = error(lambda: ramp(3)[0:2].mul_(2))
+
+
+def leaf_that_is_a_view_written():
+    t = torch.tensor([1.0, 2.0, 3.0, 4.0]).reshape(2, 2).requires_grad_()  # a view, and a leaf
+    t.add_(1)
+
+
+cases["leaf_view_inplace"] = error(leaf_that_is_a_view_written)
+cases["detach_view_inplace"] = error(lambda: (ramp(3) * 1)[0:2].detach_())
 cases["implicit_scalar"] = error(lambda: (ramp(3) * 2).backward())
 cases["no_grad_fn"] = error(lambda: torch.ones(3).sum().backward())
 cases["int_requires_grad"] = error(lambda: torch.ones(3, dtype=torch.int64).requires_grad_())
@@ -100,6 +116,16 @@ def input_modified():
 
 
 cases["version_input"] = error(input_modified)
+
+
+def input_modified_through_a_view():
+    a = ramp(2, 2) * 1
+    b = a * a
+    a[0].mul_(2)  # a's producer is now CopySlices
+    b.sum().backward()
+
+
+cases["version_input_through_view"] = error(input_modified_through_a_view)
 
 
 def leaf_saved_modified_under_no_grad():
@@ -178,12 +204,11 @@ m = u * 2
 m[0].mul_(3)
 m[:, 1].add_(m[:, 2])
 (m * m).sum().backward()
-cases["inplace_view"] = {"grads": grads(u), "base_name": type(m.grad_fn).__name__,
-                         "view_name": type(m[0].grad_fn).__name__}
+cases["inplace_view"] = {"grads": grads(u), "base_name": m.grad_fn.name(), "view_name": m[0].grad_fn.name()}
 mm = u * 2
 vv = mm[0]
 vv.mul_(3)
-cases["inplace_view"]["modified_view_name"] = type(vv.grad_fn).__name__
+cases["inplace_view"]["modified_view_name"] = vv.grad_fn.name()
 
 # reductions, softmax, logsumexp, max, where, masked_fill, cat, stack
 t = ramp(2, 4, scale=3.0)

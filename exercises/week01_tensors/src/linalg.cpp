@@ -226,9 +226,10 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
     // Fold the batch into the rows: one big GEMM instead of many small ones.
     Shape out_shape(a.sizes().begin(), a.sizes().end() - 1);
     const Tensor rows = a.reshape({-1, a.sizes().back()});
-    if (b.dim() == 1) return mv(rows, b).view(out_shape);
+    // The product is a fresh tensor: reshaped with _unsafe_view, as PyTorch does (UnsafeViewBackward0).
+    if (b.dim() == 1) return mv(rows, b)._unsafe_view(out_shape);
     out_shape.push_back(b.sizes()[1]);
-    return mm(rows, b).view(out_shape);
+    return mm(rows, b)._unsafe_view(out_shape);
   }
   // General case: broadcast the batch dims and run one bmm.
   const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
@@ -244,7 +245,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
   Shape out_shape = batch;
   if (a.dim() > 1) out_shape.push_back(n);
   if (b.dim() > 1) out_shape.push_back(m);
-  return out.view(out_shape);
+  return out._unsafe_view(out_shape);
 }
 
 }  // namespace kindling

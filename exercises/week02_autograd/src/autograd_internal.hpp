@@ -64,6 +64,7 @@ class OpNode final : public Node {
   OpArgs args_;      // aux moved into saved_
   Shape cat_sizes_;  // cat/stack: each input's size along dim
   bool wrapped_exponent_ = false;
+  bool reversed_sub_ = false;  // Scalar - Tensor: PyTorch's rsub
   bool all_dims_ = true;
   bool output_needed_ = false;
 };
@@ -77,7 +78,7 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
 class CopySlices final : public Node {
  public:
   CopySlices(const Tensor& base, Edge base_edge, const Tensor& view, std::shared_ptr<Node> fn);
-  std::string name() const override { return "CopySlices"; }
+  std::string name() const override { return "torch::autograd::CopySlices"; }  // PyTorch's name()
   TensorList apply(const Tensor& grad) override;
   void release_variables() override;
 

@@ -238,7 +238,12 @@ Tensor Tensor::detach() const {
 }
 
 const Tensor& Tensor::detach_() const {
-  KINDLING_CHECK(!is_view(), "Can't detach views in-place. Use detach() instead.");
+  // PyTorch 1.13's whole message; its second part is about DistributedDataParallel's gradient buckets.
+  KINDLING_CHECK(!is_view(),
+                 "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                 "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                 "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                 "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.");
   if (AutogradMeta* meta = meta_if(*this)) {
     meta->grad_fn.reset();
     meta->requires_grad = false;

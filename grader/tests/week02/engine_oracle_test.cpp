@@ -66,12 +66,38 @@ TEST(EngineNames, EveryNodeIsNamedAsInPyTorch) {
       {"bmm", bmm(x.unsqueeze(0), w.t().unsqueeze(0))},
       {"contiguous", x.t().contiguous()},
       {"prod", prod(x)},
-      {"to_double", x.to(kFloat64)}};
+      {"to_double", x.to(kFloat64)},
+      {"rsub_scalar", 2.0 - x},
+      {"sub_scalar", x - 2.0},
+      {"reshape_copy", x.t().reshape({-1})},
+      {"reshape_copy_after_matmul", x.matmul(w.t()).t().reshape({-1})},
+      {"matmul_3d_2d", x.unsqueeze(0).matmul(w.t())},
+      {"matmul_3d_1d", x.unsqueeze(0).matmul(x[0])},
+      {"matmul_3d_3d", x.unsqueeze(0).matmul(w.t().unsqueeze(0))},
+      {"matmul_broadcast", x.unsqueeze(0).expand({2, 2, 3}).matmul(w.t().unsqueeze(0))},
+      {"full_slice", x.slice(0)},
+      {"squeeze_negative_dim", x.unsqueeze(-1).squeeze(-1)}};
   for (const auto& [name, t] : made) {
     ASSERT_TRUE(t.grad_fn()) << name;
     EXPECT_EQ(t.grad_fn()->name(), oracle_string("node_names", name)) << name;
   }
   EXPECT_EQ(x.sum().grad_fn()->next_edges()[0].fn->name(), oracle_string("accumulate_grad_name", ""));
+}
+
+// detach_() refuses a view with PyTorch 1.13's whole message (its second sentence is about DDP).
+TEST(EngineNames, DetachInPlaceRefusesAView) {
+  Tensor v = (oracle_ramp({3}) * 1).slice(0, 0, 2);
+  expect_oracle_error([&] { v.detach_(); }, "detach_view_inplace");
+}
+
+// A reshape that has to copy is not a view (PyTorch's _unsafe_view of a fresh copy).
+TEST(EngineNames, AReshapeThatCopiesIsNotAView) {
+  Tensor x = oracle_ramp({2, 3});
+  Tensor r = x.t().reshape({-1});
+  EXPECT_FALSE(r.is_view());
+  EXPECT_EQ(r.grad_fn()->name(), "UnsafeViewBackward0");
+  (r * r).sum().backward();
+  expect_values(x.grad(), {{2, 3}, "float32", (x.detach() * 2).to_vector<double>()});
 }
 
 TEST(EngineNames, RebindingMakesANewTensorInPlaceReusesTheOld) {

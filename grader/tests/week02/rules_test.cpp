@@ -74,6 +74,16 @@ TEST(week02_leaf_inplace, InPlaceOnAViewOfSuchALeafThrows) {
   expect_oracle_error([&] { x.slice(0, 0, 2).mul_(2); }, "view_of_leaf_inplace");
 }
 
+// A leaf that is itself a view: reshape() of a plain tensor, made to require grad afterwards.
+// PyTorch names the view, whether or not its base requires grad.
+TEST(week02_leaf_inplace, InPlaceOnALeafThatIsAViewGetsTheViewMessage) {
+  Tensor t = tensor(std::vector<float>{1, 2, 3, 4}).reshape({2, 2});
+  t.requires_grad_();
+  ASSERT_TRUE(t.is_view());
+  ASSERT_TRUE(t.is_leaf());
+  expect_oracle_error([&] { t.add_(1); }, "leaf_view_inplace");
+}
+
 TEST(week02_leaf_inplace, EveryInPlaceOpChecks) {
   Tensor x = leaf({1, 2, 3});
   const std::string msg = "a leaf Variable that requires grad is being used in an in-place operation.";
@@ -138,6 +148,14 @@ TEST(week02_saved_version, ModifiedInputNamesItsCurrentProducer) {
   Tensor b = a * a;
   a.add_(1);
   expect_oracle_error([&] { b.sum().backward(); }, "version_input");
+}
+
+// Written through a view: the input's producer is now the CopySlices node.
+TEST(week02_saved_version, ModifiedThroughAViewNamesCopySlices) {
+  Tensor a = oracle_ramp({2, 2}) * 1;
+  Tensor b = a * a;
+  a[0].mul_(2);
+  expect_oracle_error([&] { b.sum().backward(); }, "version_input_through_view");
 }
 
 TEST(week02_saved_version, ModifiedLeafHasNoProducer) {

@@ -104,6 +104,8 @@ std::string grad_fn_name(const Tensor& t);
 void record_list(Op op, const Tensor& out, const TensorList& inputs, OpArgs args);
 /// Records `view` as a view of `base` made by the function named in `caller`.
 void record_view(const Tensor& base, const Tensor& view, const std::source_location& caller);
+/// Records `out`, base's elements in another shape but not a view, as UnsafeViewBackward0.
+void record_unsafe_view(const Tensor& base, const Tensor& out);
 
 /// An in-place write on a tensor that takes part in autograd. Construct before
 /// the write (it checks the leaf rule and saves what the formula needs at the

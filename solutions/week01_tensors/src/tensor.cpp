@@ -200,6 +200,17 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
   return view;
 }
 
+Tensor Tensor::_unsafe_view(IntArrayRef sizes) const {
+  std::int64_t n = 1;
+  for (const std::int64_t s : sizes) n *= s;
+  KINDLING_CHECK(is_contiguous() && n == numel(), "_unsafe_view: needs a contiguous tensor of ", n, " elements");
+  Shape strides(sizes.size(), 1);
+  for (std::size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<std::int64_t>(sizes[d], 1);
+  Tensor out = make(storage(), sizes.vec(), std::move(strides), storage_offset(), dtype());
+  if (detail::autograd::may_require_grad(*this)) detail::autograd::record_unsafe_view(*this, out);
+  return out;
+}
+
 Tensor Tensor::movedim(std::int64_t source, std::int64_t destination) const {
   const std::int64_t s = wrap_dim(source, dim());
   const std::int64_t d = wrap_dim(destination, dim());

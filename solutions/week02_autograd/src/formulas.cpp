@@ -293,6 +293,8 @@ OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& input
                                ? 0
                                : t->sizes()[static_cast<std::size_t>(wrap_dim(args_.dim, t->dim()))]);
   wrapped_exponent_ = op == Op::Pow && inputs.size() > 1 && inputs[1]->impl().is_wrapped_number;
+  // `2.0 - x` is Python's x.__rsub__(2.0), recorded by PyTorch as RsubBackward1 (the Scalar overload).
+  reversed_sub_ = op == Op::Sub && !inputs.empty() && inputs[0]->impl().is_wrapped_number;
   all_dims_ = args_.dims.empty();
   set_output(out);
   output_needed_ = (want & kOutput) != 0;
@@ -303,6 +305,7 @@ bool OpNode::needs_output() const { return output_needed_; }
 void OpNode::save_output(const Tensor& out) { saved_[kOut] = SavedVariable(out, true); }
 
 std::string OpNode::name() const {
+  if (reversed_sub_) return "RsubBackward1";
   std::string n = base_name(op_);
   if (op_ == Op::Pow) n += wrapped_exponent_ ? "0" : "1";
   if (op_ == Op::Sum || op_ == Op::Mean || op_ == Op::Prod) n += all_dims_ ? "0" : "1";

@@ -178,6 +178,11 @@ void record_view(const Tensor& base, const Tensor& view, const std::source_locat
   set_history(view, node);
 }
 
+void record_unsafe_view(const Tensor& base, const Tensor& out) {
+  if (!GradMode::is_enabled() || !base.requires_grad()) return;
+  set_history(out, std::make_shared<ViewNode>("UnsafeViewBackward0", gradient_edge(base), Geometry::of(base), out));
+}
+
 // ---- CopySlices --------------------------------------------------------------------------------
 CopySlices::CopySlices(const Tensor& base, Edge base_edge, const Tensor& view, std::shared_ptr<Node> fn)
     : base_(Geometry::of(base)), view_(Geometry::of(view)), fn_(std::move(fn)) {
@@ -234,6 +239,10 @@ void record_list(Op op, const Tensor& out, const TensorList& inputs, OpArgs args
 
 void record_view(const Tensor& base, const Tensor& view, const std::source_location& caller) {
   kindling::autograd::detail::record_view(base, view, caller);
+}
+
+void record_unsafe_view(const Tensor& base, const Tensor& out) {
+  kindling::autograd::detail::record_unsafe_view(base, out);
 }
 
 std::string grad_fn_name(const Tensor& t) {

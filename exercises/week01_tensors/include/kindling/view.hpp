@@ -29,7 +29,9 @@ inline Tensor Tensor::view(IntArrayRef sizes) const {
 /// `reshape(sizes)`: a view when the strides allow one (exactly when view()
 /// would succeed), otherwise a contiguous copy with the new shape. So after
 /// `b = a.reshape(...)`, writing to `a` changes `b` only in the first case;
-/// `b.data_ptr() == a.data_ptr()` tells which happened.
+/// `b.data_ptr() == a.data_ptr()` tells which happened. The copy is not a view of
+/// anything (is_view() is false), exactly as in PyTorch, whose reshape copies with
+/// clone() and reshapes the copy with _unsafe_view().
 /// Errors are infer_size's.
 inline Tensor Tensor::reshape(IntArrayRef sizes) const {
   // BEGIN TASK week01.reshape (replace the stub below with your code)

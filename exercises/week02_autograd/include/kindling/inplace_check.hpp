@@ -19,7 +19,10 @@ namespace kindling::autograd {
 /// Throw kindling::Error, word for word:
 /// - `self` is a leaf that requires grad:
 ///   "a leaf Variable that requires grad is being used in an in-place operation."
-/// - `self` is a view (is_view()) whose base() is such a leaf:
+/// - `self` is a view (is_view()) that requires grad and whose base() is a leaf,
+///   whether or not the base requires grad (PyTorch's condition: so
+///   `tensor(data).reshape(shape).requires_grad_()`, a view of a plain tensor
+///   that was made to require grad afterwards, gets this message too):
 ///   "a view of a leaf Variable that requires grad is being used in an in-place operation."
 /// Anything else (a non-leaf, a leaf that does not require grad) is allowed.
 inline void check_inplace(const Tensor& self) {

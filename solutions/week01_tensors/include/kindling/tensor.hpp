@@ -152,6 +152,11 @@ class Tensor {
   /// A view with a new shape (one entry may be -1); throws when the strides
   /// cannot express it (see compute_view_strides).
   Tensor view(IntArrayRef sizes) const;
+  /// PyTorch's `_unsafe_view`: this contiguous tensor's elements with the shape
+  /// `sizes` (no -1), as a tensor that is *not* a view: no base, a version counter
+  /// of its own. Only for a tensor nobody else can see, such as a fresh copy:
+  /// reshape() uses it when it has to copy. Autograd records UnsafeViewBackward0.
+  Tensor _unsafe_view(IntArrayRef sizes) const;
   /// view(other.sizes()).
   Tensor view_as(const Tensor& other) const { return view(other.sizes()); }
   /// A view when possible, otherwise a contiguous copy with the new shape.
