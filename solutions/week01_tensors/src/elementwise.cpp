@@ -376,7 +376,8 @@ Tensor round(const Tensor& x) {
     return rounding(x, [](auto v) { return std::nearbyint(v); });  // half to even
   });
 }
-Tensor square(const Tensor& x) { return mul(x, x); }
+// PyTorch records square as pow(x, 2): PowBackward0.
+Tensor square(const Tensor& x) { return pow(x, Scalar(2)); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
   return differentiable(
