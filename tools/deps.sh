@@ -8,7 +8,7 @@ KINDLING_BUILD_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-
 # Packages that only make things faster: a failed install of these stops nothing.
 KINDLING_OPTIONAL_PACKAGES=(ccache)
 # Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting).
-KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format)
+KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format librapidcheck-dev)
 
 # The command a tool package provides: a tool found on the PATH counts as installed,
 # whatever installed it (the GPU host's CMake and Ninja come from a Python venv).
