@@ -148,7 +148,7 @@ class Tensor {
   /// The tensor this one is a view of (undefined if it is not a view).
   Tensor base() const { return Tensor(impl().view_base); }
 
-  // ---- views: no data is copied (view.hpp) -----------------------------------
+  // ---- views: no data is copied (src/tasks/*.cpp) ----------------------------
   /// A view with a new shape (one entry may be -1); throws when the strides
   /// cannot express it (see compute_view_strides).
   Tensor view(IntArrayRef sizes) const;
@@ -337,5 +337,3 @@ std::vector<T> Tensor::to_vector() const {
 }
 
 }  // namespace kindling
-
-#include <kindling/view.hpp>

@@ -1,0 +1,22 @@
+// Task week01.contiguous_strides. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/tensor.hpp>
+
+namespace kindling {
+
+/// Row-major ("C-contiguous") strides for `sizes`, in elements.
+///
+/// The last dimension has stride 1 and each earlier one steps over a whole row
+/// of the later ones: `strides[i] = strides[i+1] * max(sizes[i+1], 1)`. The
+/// `max(..., 1)` is PyTorch's rule for empty dimensions, so sizes {2, 0, 3} give
+/// {3, 3, 1}. A 0-d shape {} gives {}.
+/// @param sizes the shape; every entry is >= 0.
+/// @return one stride per dimension.
+Shape contiguous_strides(IntArrayRef sizes) {
+  // BEGIN TASK week01.contiguous_strides (replace the stub below with your code)
+  KINDLING_TODO("week01.contiguous_strides");
+  // END TASK
+}
+
+}  // namespace kindling

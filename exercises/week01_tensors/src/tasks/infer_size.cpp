@@ -1,0 +1,24 @@
+// Task week01.infer_size. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/tensor.hpp>
+
+namespace kindling {
+
+/// Resolves a requested shape for `numel` elements: at most one entry may be -1,
+/// and it becomes whatever makes the element counts agree.
+///
+/// Throws kindling::Error with PyTorch's words:
+/// - two -1 entries: "only one dimension can be inferred";
+/// - an entry below -1: "invalid shape dimension -2";
+/// - counts that cannot agree: "shape '[4, 2]' is invalid for input of size 6";
+/// - a -1 beside a 0 for 0 elements: "cannot reshape tensor of 0 elements into shape
+///   [0, -1] because the unspecified dimension size -1 can be any value and is ambiguous".
+/// @return the shape with -1 replaced.
+Shape infer_size(IntArrayRef shape, std::int64_t numel) {
+  // BEGIN TASK week01.infer_size (replace the stub below with your code)
+  KINDLING_TODO("week01.infer_size");
+  // END TASK
+}
+
+}  // namespace kindling

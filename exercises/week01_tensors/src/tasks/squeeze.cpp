@@ -1,0 +1,38 @@
+// Task week01.squeeze. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/tensor.hpp>
+
+// A view shares its base's storage and differs only in sizes, strides and offset:
+// unless a contract says it copies, return a new handle over the *same* Storage
+// (check with is_alias_of). Helpers: as_strided(sizes, strides, offset) builds the
+// view and checks it fits the storage; wrap_dim normalises a dim and throws
+// PyTorch's out-of-range error; and the free functions of shape.hpp.
+
+namespace kindling {
+
+/// `squeeze()`: drops every size-1 dimension (a view).
+Tensor Tensor::squeeze() const {
+  // BEGIN TASK week01.squeeze (replace the stub below with your code)
+  KINDLING_TODO("week01.squeeze");
+  // END TASK
+}
+
+/// `squeeze(dim)`: drops dimension `dim` if its size is 1; otherwise returns an
+/// unchanged view. A 0-d tensor accepts dim 0 or -1.
+Tensor Tensor::squeeze(std::int64_t dim) const {
+  // BEGIN TASK week01.squeeze (replace the stub below with your code)
+  KINDLING_TODO("week01.squeeze");
+  // END TASK
+}
+
+/// `unsqueeze(dim)`: inserts a size-1 dimension at `dim`, which ranges over
+/// [-(dim()+1), dim()]. Its stride is size*stride of the dimension after it
+/// (1 at the end), the value PyTorch picks, which keeps contiguous tensors contiguous.
+Tensor Tensor::unsqueeze(std::int64_t dim) const {
+  // BEGIN TASK week01.squeeze (replace the stub below with your code)
+  KINDLING_TODO("week01.squeeze");
+  // END TASK
+}
+
+}  // namespace kindling

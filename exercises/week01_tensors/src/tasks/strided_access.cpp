@@ -1,0 +1,26 @@
+// Task week01.strided_access. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/tensor.hpp>
+
+namespace kindling {
+
+/// Where element `index` of a strided tensor lives in its storage, in elements:
+/// `storage_offset + sum(index[d] * strides[d])`.
+/// `index` and `strides` have the same length; the index is already in range.
+std::int64_t index_to_offset(IntArrayRef index, IntArrayRef strides, std::int64_t storage_offset) {
+  // BEGIN TASK week01.strided_access (replace the stub below with your code)
+  KINDLING_TODO("week01.strided_access");
+  // END TASK
+}
+
+/// The multi-index of the `flat`-th element in row-major order of `sizes`
+/// (the inverse of counting 0, 1, 2, ... through the index space).
+/// Example: flat 5 in sizes {2, 3} is {1, 2}. `flat` is in [0, numel_of(sizes)).
+Shape flat_to_index(std::int64_t flat, IntArrayRef sizes) {
+  // BEGIN TASK week01.strided_access (replace the stub below with your code)
+  KINDLING_TODO("week01.strided_access");
+  // END TASK
+}
+
+}  // namespace kindling

@@ -1,0 +1,42 @@
+// Task week01.transpose. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/tensor.hpp>
+
+// A view shares its base's storage and differs only in sizes, strides and offset:
+// unless a contract says it copies, return a new handle over the *same* Storage
+// (check with is_alias_of). Helpers: as_strided(sizes, strides, offset) builds the
+// view and checks it fits the storage; wrap_dim normalises a dim and throws
+// PyTorch's out-of-range error; and the free functions of shape.hpp.
+
+namespace kindling {
+
+/// `transpose(dim0, dim1)`: swaps the sizes and the strides of two dimensions.
+/// Dims may be negative; out-of-range dims throw wrap_dim's IndexError.
+Tensor Tensor::transpose(std::int64_t dim0, std::int64_t dim1) const {
+  // BEGIN TASK week01.transpose (replace the stub below with your code)
+  KINDLING_TODO("week01.transpose");
+  // END TASK
+}
+
+/// `permute(dims)`: result dimension i is input dimension dims[i].
+/// Throws kindling::Error "permute(sparse_coo): number of dimensions in the tensor
+/// input does not match the length of the desired ordering of dimensions i.e.
+/// input.dim() = 2 is not equal to len(dims) = 3" when the counts differ, and
+/// "permute(): duplicate dims are not allowed." when a dim repeats.
+Tensor Tensor::permute(IntArrayRef dims) const {
+  // BEGIN TASK week01.transpose (replace the stub below with your code)
+  KINDLING_TODO("week01.transpose");
+  // END TASK
+}
+
+/// `t()`: transpose(0, 1) for a matrix; a 0-d or 1-d tensor is returned as a view
+/// of itself. More than 2 dims throws "t() expects a tensor with <= 2 dimensions,
+/// but self is 3D".
+Tensor Tensor::t() const {
+  // BEGIN TASK week01.transpose (replace the stub below with your code)
+  KINDLING_TODO("week01.transpose");
+  // END TASK
+}
+
+}  // namespace kindling
