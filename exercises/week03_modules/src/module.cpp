@@ -98,7 +98,13 @@ TensorList Module::parameters(bool recurse) {
 std::vector<std::pair<std::string, Tensor>> Module::named_buffers(bool recurse) {
   std::vector<std::pair<std::string, Tensor>> out;
   std::vector<const TensorImpl*> seen;
-  auto modules = recurse ? named_modules() : std::vector<std::pair<std::string, Module*>>{{"", this}};
+  // Filled in two steps: GCC 12 misreads the initializer-list vector in a ?: as freeing
+  // a pointer with an offset (-Wfree-nonheap-object) once named_modules is out of line.
+  std::vector<std::pair<std::string, Module*>> modules;
+  if (recurse)
+    modules = named_modules();
+  else
+    modules.emplace_back("", this);
   for (const auto& [prefix, m] : modules) {
     for (const auto& [name, b] : m->buffers_) {
       if (!b.defined() || std::find(seen.begin(), seen.end(), &b.impl()) != seen.end()) continue;

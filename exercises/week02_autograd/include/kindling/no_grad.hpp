@@ -16,17 +16,10 @@ namespace kindling {
 class NoGradGuard {
  public:
   /// Remembers the current mode (GradMode::is_enabled) and turns recording off.
-  NoGradGuard() {
-    // BEGIN TASK week02.no_grad (replace the stub below with your code)
-    KINDLING_TODO("week02.no_grad");
-    // END TASK
-  }
+  /// (Task week02.no_grad: src/tasks/no_grad.cpp.)
+  NoGradGuard();
   /// Restores the remembered mode.
-  ~NoGradGuard() {
-    // BEGIN TASK week02.no_grad (replace the stub below with your code)
-    KINDLING_TODO("week02.no_grad");
-    // END TASK
-  }
+  ~NoGradGuard();
   NoGradGuard(const NoGradGuard&) = delete;
   NoGradGuard& operator=(const NoGradGuard&) = delete;
 
@@ -39,17 +32,10 @@ class NoGradGuard {
 class EnableGradGuard {
  public:
   /// Remembers the current mode and turns recording on.
-  EnableGradGuard() {
-    // BEGIN TASK week02.no_grad (replace the stub below with your code)
-    KINDLING_TODO("week02.no_grad");
-    // END TASK
-  }
+  /// (Task week02.no_grad: src/tasks/no_grad.cpp.)
+  EnableGradGuard();
   /// Restores the remembered mode.
-  ~EnableGradGuard() {
-    // BEGIN TASK week02.no_grad (replace the stub below with your code)
-    KINDLING_TODO("week02.no_grad");
-    // END TASK
-  }
+  ~EnableGradGuard();
   EnableGradGuard(const EnableGradGuard&) = delete;
   EnableGradGuard& operator=(const EnableGradGuard&) = delete;
 

@@ -8,17 +8,9 @@
 namespace kindling::nn {
 
 /// The output length of a convolution or pooling along one spatial dim:
-/// floor((in + 2 * padding - dilation * (kernel - 1) - 1) / stride) + 1.
-/// With `ceil_mode` (pooling only), round up instead of down, except that the
-/// last window must start inside the input or the left padding: if
-/// (out - 1) * stride >= in + padding, it is dropped (out - 1).
-/// The result may be 0 or negative; callers report that as an error.
-inline std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
-                                     std::int64_t dilation = 1, bool ceil_mode = false) {
-  // BEGIN TASK week03.conv_output_shape (replace the stub below with your code)
-  KINDLING_TODO("week03.conv_output_shape");
-  // END TASK
-}
+/// (Task week03.conv_output_shape: the contract and the code are in src/tasks/conv_output_shape.cpp.)
+std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
+                              std::int64_t dilation = 1, bool ceil_mode = false);
 
 /// Options of Conv2d after the three required arguments, for designated
 /// initialisers: `Conv2d(3, 8, 3, {.stride = 2, .padding = 1})`.

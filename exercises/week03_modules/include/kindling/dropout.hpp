@@ -13,18 +13,8 @@ namespace kindling::nn {
 namespace functional {
 
 /// Dropout of x with probability p:
-/// - p outside [0, 1] throws ValueError, word for word:
-///   "dropout probability has to be between 0 and 1, but got 1.5";
-/// - not `training`, or p == 0: returns x itself;
-/// - otherwise each element is kept with probability 1 - p (draw one uniform
-///   number per element from `gen`) and multiplied by 1 / (1 - p); dropped
-///   elements are 0 (p == 1 drops everything). The result is differentiable:
-///   the gradient flows through the kept elements, scaled the same way.
-inline Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr) {
-  // BEGIN TASK week03.dropout (replace the stub below with your code)
-  KINDLING_TODO("week03.dropout");
-  // END TASK
-}
+/// (Task week03.dropout: the contract and the code are in src/tasks/dropout.cpp.)
+Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
 
 }  // namespace functional
 

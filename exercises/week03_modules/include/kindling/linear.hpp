@@ -34,26 +34,4 @@ class Linear : public Module {
   Tensor bias;                ///< (out_features), or undefined
 };
 
-inline Linear::Linear(std::int64_t in, std::int64_t out, bool has_bias)
-    : Module("Linear"), in_features(in), out_features(out) {
-  KINDLING_CHECK_AS(ValueError, in >= 0 && out >= 0, "Linear features must be non-negative, got in_features=", in,
-                    ", out_features=", out);
-  // BEGIN TASK week03.linear_layout (replace the stub below with your code)
-  KINDLING_TODO("week03.linear_layout");
-  // END TASK
-  reset_parameters();
-}
-
-inline Tensor Linear::forward(const Tensor& input) {
-  // BEGIN TASK week03.linear_layout (replace the stub below with your code)
-  KINDLING_TODO("week03.linear_layout");
-  // END TASK
-}
-
-inline void Linear::reset_parameters() {
-  // BEGIN TASK week03.linear_init (replace the stub below with your code)
-  KINDLING_TODO("week03.linear_init");
-  // END TASK
-}
-
 }  // namespace kindling::nn

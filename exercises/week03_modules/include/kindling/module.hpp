@@ -245,18 +245,6 @@ ModulePtr to_module_ptr(M&& m) {
 
 // ---- the registry walk (student task week03.named_parameters) ----------------------------------------------
 
-inline std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::string& prefix) {
-  // BEGIN TASK week03.named_parameters (replace the stub below with your code)
-  KINDLING_TODO("week03.named_parameters");
-  // END TASK
-}
-
-inline std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) {
-  // BEGIN TASK week03.named_parameters (replace the stub below with your code)
-  KINDLING_TODO("week03.named_parameters");
-  // END TASK
-}
-
 }  // namespace kindling::nn
 
 // The inline definitions of state_dict() and load_state_dict() (a student task).

@@ -19,16 +19,4 @@ inline std::string quoted_keys(const std::vector<std::string>& keys) {
 }
 }  // namespace detail
 
-inline StateDict Module::state_dict() {
-  // BEGIN TASK week03.state_dict (replace the stub below with your code)
-  KINDLING_TODO("week03.state_dict");
-  // END TASK
-}
-
-inline IncompatibleKeys Module::load_state_dict(const StateDict& sd, bool strict) {
-  // BEGIN TASK week03.state_dict (replace the stub below with your code)
-  KINDLING_TODO("week03.state_dict");
-  // END TASK
-}
-
 }  // namespace kindling::nn

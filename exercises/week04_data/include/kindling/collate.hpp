@@ -22,18 +22,7 @@ Tensor stack_rows(const TensorList& rows);
 }  // namespace detail
 
 /// PyTorch's default_collate for examples that are lists of tensors: field f of
-/// the batch is stack({example[f] for each example}), so a batch of 0-d labels is
-/// a 1-d tensor and a batch of (C, H, W) images is (B, C, H, W).
-/// Throws kindling::Error:
-/// - no examples: "default_collate: got an empty batch";
-/// - examples with different numbers of fields: "each element in list of batch
-///   should be of equal size";
-/// - a field whose shapes differ: stack's message, e.g. "stack expects each tensor
-///   to be equal size, but got [3] at entry 0 and [4] at entry 1".
-inline Batch default_collate(std::vector<Example> examples) {
-  // BEGIN TASK week04.default_collate (replace the stub below with your code)
-  KINDLING_TODO("week04.default_collate");
-  // END TASK
-}
+/// (Task week04.default_collate: the contract and the code are in src/tasks/default_collate.cpp.)
+Batch default_collate(std::vector<Example> examples);
 
 }  // namespace kindling::data

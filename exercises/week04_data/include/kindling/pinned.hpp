@@ -112,10 +112,4 @@ void free_pinned(PinnedBackend backend, void* p, std::size_t bytes);
 /// The system page size.
 std::size_t page_size();
 
-inline void* PinnedMemoryPool::acquire(std::size_t nbytes, std::size_t& capacity) {
-  // BEGIN TASK week04.pin_memory (replace the stub below with your code)
-  KINDLING_TODO("week04.pin_memory");
-  // END TASK
-}
-
 }  // namespace kindling::data

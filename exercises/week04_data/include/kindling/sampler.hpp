@@ -46,12 +46,8 @@ class SequentialSampler : public Sampler {
  public:
   /// A sampler over a dataset of `n` items.
   explicit SequentialSampler(std::int64_t n) : n_(n) {}
-  /// [0, 1, ..., n - 1].
-  std::vector<std::int64_t> indices() override {
-    // BEGIN TASK week04.sequential_sampler (replace the stub below with your code)
-    KINDLING_TODO("week04.sequential_sampler");
-    // END TASK
-  }
+  /// [0, 1, ..., n - 1]. (Task week04.sequential_sampler: src/tasks/sequential_sampler.cpp.)
+  std::vector<std::int64_t> indices() override;
   /// n.
   std::int64_t size() const override { return n_; }
 
@@ -86,12 +82,6 @@ inline RandomSampler::RandomSampler(std::int64_t n, bool replacement, std::optio
     : n_(n), num_samples_(num_samples.value_or(n)), replacement_(replacement), generator_(generator) {
   KINDLING_CHECK_AS(ValueError, num_samples_ > 0,
                     "num_samples should be a positive integer value, but got num_samples=", num_samples_);
-}
-
-inline std::vector<std::int64_t> RandomSampler::indices() {
-  // BEGIN TASK week04.random_sampler (replace the stub below with your code)
-  KINDLING_TODO("week04.random_sampler");
-  // END TASK
 }
 
 /// A random permutation of the given indices on every epoch (SubsetRandomSampler).
@@ -148,12 +138,6 @@ class WeightedRandomSampler : public Sampler {
   Generator* generator_;
 };
 
-inline std::vector<std::int64_t> WeightedRandomSampler::indices() {
-  // BEGIN TASK week04.weighted_sampler (replace the stub below with your code)
-  KINDLING_TODO("week04.weighted_sampler");
-  // END TASK
-}
-
 /// Groups another sampler's indices into batches (torch.utils.data.BatchSampler).
 class BatchSampler {
  public:
@@ -177,18 +161,6 @@ class BatchSampler {
   std::int64_t batch_size_;
   bool drop_last_;
 };
-
-inline std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
-  // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
-  KINDLING_TODO("week04.batch_sampler");
-  // END TASK
-}
-
-inline std::int64_t BatchSampler::size() const {
-  // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
-  KINDLING_TODO("week04.batch_sampler");
-  // END TASK
-}
 
 /// This process's share of the data when `num_replicas` processes train together
 /// (torch.utils.data.distributed.DistributedSampler). Every rank gets the same

@@ -180,22 +180,4 @@ class WorkerPool {
 
 // ---- the parts of the protocol students write (week04.multi_worker) ------------------------------------
 
-inline void WorkerPool::dispatch() {
-  // BEGIN TASK week04.multi_worker (replace the stub below with your code)
-  KINDLING_TODO("week04.multi_worker");
-  // END TASK
-}
-
-inline WorkerPool::Result WorkerPool::run_task(std::int64_t worker, const Task& task) const {
-  // BEGIN TASK week04.multi_worker (replace the stub below with your code)
-  KINDLING_TODO("week04.multi_worker");
-  // END TASK
-}
-
-inline std::optional<Batch> WorkerPool::next(std::optional<double> timeout_s) {
-  // BEGIN TASK week04.multi_worker (replace the stub below with your code)
-  KINDLING_TODO("week04.multi_worker");
-  // END TASK
-}
-
 }  // namespace kindling::data

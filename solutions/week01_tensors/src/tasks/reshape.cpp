@@ -1,6 +1,7 @@
 // Task week01.reshape. The doc comment above each function is its contract; your code
 // goes between BEGIN and END. Hints are in this week's README.md.
 
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/tensor.hpp>
 
 // A view shares its base's storage and differs only in sizes, strides and offset:

@@ -15,63 +15,15 @@
 namespace kindling::autograd {
 
 /// Reduces a gradient computed at a broadcast shape back to the shape of the
-/// input it belongs to: sum over the leading dimensions broadcasting added, and
-/// over every dimension where `sizes` has 1 but `grad` does not (keeping it as 1).
-/// `sum_to_size(grad [4, 2, 3], {2, 1})` sums dim 0 and dim 2 -> [2, 1].
-/// Returns `grad` itself when the shapes already match. Throws kindling::Error
-/// "size {[2, 1]} is not expandable to size {[4, 2, 3]}." when `sizes` could not
-/// have been broadcast to grad's shape.
-inline Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes) {
-  // BEGIN SOLUTION week02.sum_to_size
-  if (grad.sizes().equals(sizes)) return grad;
-  const auto ndim = static_cast<std::int64_t>(sizes.size());
-  const std::int64_t leading = grad.dim() - ndim;
-  bool expandable = leading >= 0;
-  Shape dims;
-  for (std::int64_t d = 0; expandable && d < grad.dim(); ++d) {
-    if (d < leading) {
-      dims.push_back(d);
-      continue;
-    }
-    const std::int64_t want = sizes[d - leading], have = grad.sizes()[d];
-    if (want == 1 && have != 1)
-      dims.push_back(d);
-    else
-      expandable = want == have;
-  }
-  KINDLING_CHECK(expandable, "size {", to_string(sizes), "} is not expandable to size {", to_string(grad.sizes()),
-                 "}.");
-  if (dims.empty()) return grad.view(sizes);
-  return grad.sum(dims, /*keepdim=*/true).view(sizes);
-  // END SOLUTION
-}
+/// (Task week02.sum_to_size: the contract and the code are in src/tasks/sum_to_size.cpp.)
+Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes);
 
 /// Gradients of `out = self * other` (elementwise, broadcasting): returns
-/// {grad for self, grad for other}, both still at the broadcast shape of `grad`
-/// (the engine applies sum_to_size). A factor that is undefined was not saved
-/// because the other input does not need a gradient: skip that product and leave
-/// its result undefined. Example: the gradient for self needs `other`.
-inline std::array<Tensor, 2> mul_backward(const Tensor& grad, const Tensor& self, const Tensor& other) {
-  // BEGIN SOLUTION week02.mul_backward
-  std::array<Tensor, 2> out;
-  if (other.defined()) out[0] = grad * other;
-  if (self.defined()) out[1] = grad * self;
-  return out;
-  // END SOLUTION
-}
+/// (Task week02.mul_backward: the contract and the code are in src/tasks/mul_backward.cpp.)
+std::array<Tensor, 2> mul_backward(const Tensor& grad, const Tensor& self, const Tensor& other);
 
 /// Gradients of `out = mat1.mm(mat2)` with mat1 (n, k), mat2 (k, m) and grad
-/// (n, m): returns {grad for mat1 (n, k), grad for mat2 (k, m)}. As with
-/// mul_backward, an undefined operand means the gradient that needs it is not
-/// wanted. For nn.Linear's `x.mm(W.t())` the gradient for `W.t()` arrives here
-/// as mat2's; the transpose's own backward then turns it into W's (out, in) shape.
-inline std::array<Tensor, 2> mm_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2) {
-  // BEGIN SOLUTION week02.mm_backward
-  std::array<Tensor, 2> out;
-  if (mat2.defined()) out[0] = grad.mm(mat2.t());
-  if (mat1.defined()) out[1] = mat1.t().mm(grad);
-  return out;
-  // END SOLUTION
-}
+/// (Task week02.mm_backward: the contract and the code are in src/tasks/mm_backward.cpp.)
+std::array<Tensor, 2> mm_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2);
 
 }  // namespace kindling::autograd

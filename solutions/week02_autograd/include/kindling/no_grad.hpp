@@ -16,18 +16,10 @@ namespace kindling {
 class NoGradGuard {
  public:
   /// Remembers the current mode (GradMode::is_enabled) and turns recording off.
-  NoGradGuard() {
-    // BEGIN SOLUTION week02.no_grad
-    previous_ = GradMode::is_enabled();
-    GradMode::set_enabled(false);
-    // END SOLUTION
-  }
+  /// (Task week02.no_grad: src/tasks/no_grad.cpp.)
+  NoGradGuard();
   /// Restores the remembered mode.
-  ~NoGradGuard() {
-    // BEGIN SOLUTION week02.no_grad
-    GradMode::set_enabled(previous_);
-    // END SOLUTION
-  }
+  ~NoGradGuard();
   NoGradGuard(const NoGradGuard&) = delete;
   NoGradGuard& operator=(const NoGradGuard&) = delete;
 
@@ -40,18 +32,10 @@ class NoGradGuard {
 class EnableGradGuard {
  public:
   /// Remembers the current mode and turns recording on.
-  EnableGradGuard() {
-    // BEGIN SOLUTION week02.no_grad
-    previous_ = GradMode::is_enabled();
-    GradMode::set_enabled(true);
-    // END SOLUTION
-  }
+  /// (Task week02.no_grad: src/tasks/no_grad.cpp.)
+  EnableGradGuard();
   /// Restores the remembered mode.
-  ~EnableGradGuard() {
-    // BEGIN SOLUTION week02.no_grad
-    GradMode::set_enabled(previous_);
-    // END SOLUTION
-  }
+  ~EnableGradGuard();
   EnableGradGuard(const EnableGradGuard&) = delete;
   EnableGradGuard& operator=(const EnableGradGuard&) = delete;
 

@@ -47,14 +47,6 @@ class Sequential : public Module {
   Tensor forward(const Tensor& x) override;
 };
 
-inline Tensor Sequential::forward(const Tensor& x) {
-  // BEGIN SOLUTION week03.sequential
-  Tensor y = x;
-  for (const auto& [name, m] : children_) y = (*m)(y);  // operator() so that each module's hooks run
-  return y;
-  // END SOLUTION
-}
-
 /// An indexable list of modules, registered as children "0", "1", ... It has no
 /// forward: loop over it in your own.
 class ModuleList : public Module {

@@ -30,32 +30,16 @@ std::pair<std::int64_t, std::int64_t> calculate_fan_in_and_fan_out(const Tensor&
 double calculate_gain(std::string_view nonlinearity, std::optional<double> param = std::nullopt);
 
 /// Fills `t` with draws from U(a, b) without recording autograd history.
-/// Works on a leaf that requires grad (a parameter), and returns `t`.
-inline const Tensor& uniform_(const Tensor& t, double a = 0.0, double b = 1.0, Generator* gen = nullptr) {
-  // BEGIN SOLUTION week03.init_no_grad
-  NoGradGuard no_grad;
-  t.copy_(rand(t.sizes(), t.dtype(), gen) * (b - a) + a);
-  return t;
-  // END SOLUTION
-}
+/// (Task week03.init_no_grad: the contract and the code are in src/tasks/init_no_grad.cpp.)
+const Tensor& uniform_(const Tensor& t, double a = 0.0, double b = 1.0, Generator* gen = nullptr);
 
 /// Fills `t` with draws from N(mean, std^2) without recording; returns `t`.
-inline const Tensor& normal_(const Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr) {
-  // BEGIN SOLUTION week03.init_no_grad
-  NoGradGuard no_grad;
-  t.copy_(randn(t.sizes(), t.dtype(), gen) * std + mean);
-  return t;
-  // END SOLUTION
-}
+/// (Task week03.init_no_grad: the contract and the code are in src/tasks/init_no_grad.cpp.)
+const Tensor& normal_(const Tensor& t, double mean = 0.0, double std = 1.0, Generator* gen = nullptr);
 
 /// Fills `t` with `value` without recording; returns `t`.
-inline const Tensor& constant_(const Tensor& t, double value) {
-  // BEGIN SOLUTION week03.init_no_grad
-  NoGradGuard no_grad;
-  t.fill_(value);
-  return t;
-  // END SOLUTION
-}
+/// (Task week03.init_no_grad: the contract and the code are in src/tasks/init_no_grad.cpp.)
+const Tensor& constant_(const Tensor& t, double value);
 
 /// constant_(t, 0).
 inline const Tensor& zeros_(const Tensor& t) { return constant_(t, 0.0); }
@@ -72,17 +56,9 @@ const Tensor& xavier_normal_(const Tensor& t, double gain = 1.0, Generator* gen 
 std::int64_t fan_for_mode(const Tensor& t, std::string_view mode);
 
 /// He: U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a)
-/// and fan = fan_for_mode(t, mode). With the defaults Linear uses (a = sqrt(5),
-/// leaky_relu, fan_in) this is b = 1 / sqrt(fan_in). Returns `t`.
-inline const Tensor& kaiming_uniform_(const Tensor& t, double a = 0.0, std::string_view mode = "fan_in",
-                                      std::string_view nonlinearity = "leaky_relu", Generator* gen = nullptr) {
-  // BEGIN SOLUTION week03.linear_init
-  const double gain = calculate_gain(nonlinearity, a);
-  const double std = gain / std::sqrt(static_cast<double>(fan_for_mode(t, mode)));
-  const double bound = std::sqrt(3.0) * std;
-  return uniform_(t, -bound, bound, gen);
-  // END SOLUTION
-}
+/// (Task week03.linear_init: the contract and the code are in src/tasks/linear_init.cpp.)
+const Tensor& kaiming_uniform_(const Tensor& t, double a = 0.0, std::string_view mode = "fan_in",
+                               std::string_view nonlinearity = "leaky_relu", Generator* gen = nullptr);
 
 /// He: N(0, s^2) with s = gain / sqrt(fan). Returns `t`.
 const Tensor& kaiming_normal_(const Tensor& t, double a = 0.0, std::string_view mode = "fan_in",

@@ -34,44 +34,4 @@ class Linear : public Module {
   Tensor bias;                ///< (out_features), or undefined
 };
 
-inline Linear::Linear(std::int64_t in, std::int64_t out, bool has_bias)
-    : Module("Linear"), in_features(in), out_features(out) {
-  KINDLING_CHECK_AS(ValueError, in >= 0 && out >= 0, "Linear features must be non-negative, got in_features=", in,
-                    ", out_features=", out);
-  // BEGIN SOLUTION week03.linear_layout
-  weight = register_parameter("weight", empty({out, in}));
-  bias = register_parameter("bias", has_bias ? empty({out}) : Tensor());
-  // END SOLUTION
-  reset_parameters();
-}
-
-inline Tensor Linear::forward(const Tensor& input) {
-  // BEGIN SOLUTION week03.linear_layout
-  KINDLING_CHECK(input.dim() >= 1, "Linear expects an input with at least 1 dimension, got a scalar");
-  const Tensor wt = weight.t();  // (in, out): a view, no copy
-  if (input.dim() == 2) return bias.defined() ? addmm(bias, input, wt) : mm(input, wt);
-  if (input.dim() == 1) {
-    Tensor y = matmul(input, wt);
-    return bias.defined() ? y + bias : y;
-  }
-  // (..., in) -> (rows, in) -> (rows, out) -> (..., out)
-  Shape out_shape = input.sizes().vec();
-  out_shape.back() = out_features;
-  const Tensor rows = input.reshape({-1, input.sizes().back()});
-  const Tensor y = bias.defined() ? addmm(bias, rows, wt) : mm(rows, wt);
-  return y.view(out_shape);
-  // END SOLUTION
-}
-
-inline void Linear::reset_parameters() {
-  // BEGIN SOLUTION week03.linear_init
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const auto [fan_in, fan_out] = init::calculate_fan_in_and_fan_out(weight);
-    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-  // END SOLUTION
-}
-
 }  // namespace kindling::nn

@@ -245,45 +245,6 @@ ModulePtr to_module_ptr(M&& m) {
 
 // ---- the registry walk (student task week03.named_parameters) ----------------------------------------------
 
-inline std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::string& prefix) {
-  // BEGIN SOLUTION week03.named_parameters
-  std::vector<std::pair<std::string, Module*>> out;
-  // Depth first with an explicit stack; children are pushed in reverse so that
-  // they come out in registration order. A module reachable twice appears once.
-  std::vector<std::pair<std::string, Module*>> stack{{prefix, this}};
-  std::vector<const Module*> seen;
-  while (!stack.empty()) {
-    auto [name, m] = stack.back();
-    stack.pop_back();
-    if (std::find(seen.begin(), seen.end(), m) != seen.end()) continue;
-    seen.push_back(m);
-    out.emplace_back(name, m);
-    for (auto it = m->children_.rbegin(); it != m->children_.rend(); ++it) {
-      if (!it->second) continue;
-      stack.emplace_back(name.empty() ? it->first : name + "." + it->first, it->second.get());
-    }
-  }
-  return out;
-  // END SOLUTION
-}
-
-inline std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) {
-  // BEGIN SOLUTION week03.named_parameters
-  std::vector<std::pair<std::string, Tensor>> out;
-  std::vector<const TensorImpl*> seen;
-  auto modules = recurse ? named_modules() : std::vector<std::pair<std::string, Module*>>{{"", this}};
-  for (const auto& [prefix, m] : modules) {
-    for (const auto& [name, p] : m->parameters_) {
-      if (!p.defined()) continue;
-      if (std::find(seen.begin(), seen.end(), &p.impl()) != seen.end()) continue;
-      seen.push_back(&p.impl());
-      out.emplace_back(prefix.empty() ? name : prefix + "." + name, p);
-    }
-  }
-  return out;
-  // END SOLUTION
-}
-
 }  // namespace kindling::nn
 
 // The inline definitions of state_dict() and load_state_dict() (a student task).

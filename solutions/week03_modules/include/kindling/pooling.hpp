@@ -7,17 +7,8 @@
 namespace kindling::nn {
 
 /// The window of output cell `i` of an adaptive pool from length `in` to
-/// length `out`: [floor(i * in / out), ceil((i + 1) * in / out)). The windows
-/// cover the input, may overlap by one, and all have the same length when `out`
-/// divides `in` (then the pool equals avg_pool with kernel = stride = in / out).
-/// Returns {start, end}; requires 0 <= i < out.
-inline std::pair<std::int64_t, std::int64_t> adaptive_pool_bin(std::int64_t i, std::int64_t in, std::int64_t out) {
-  // BEGIN SOLUTION week03.adaptive_pool_bins
-  const std::int64_t start = (i * in) / out;
-  const std::int64_t end = ((i + 1) * in + out - 1) / out;
-  return {start, end};
-  // END SOLUTION
-}
+/// (Task week03.adaptive_pool_bins: the contract and the code are in src/tasks/adaptive_pool_bins.cpp.)
+std::pair<std::int64_t, std::int64_t> adaptive_pool_bin(std::int64_t i, std::int64_t in, std::int64_t out);
 
 /// Max pooling (torch.nn.MaxPool2d); stride defaults to the kernel size.
 class MaxPool2d : public Module {

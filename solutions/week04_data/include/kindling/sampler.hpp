@@ -46,14 +46,8 @@ class SequentialSampler : public Sampler {
  public:
   /// A sampler over a dataset of `n` items.
   explicit SequentialSampler(std::int64_t n) : n_(n) {}
-  /// [0, 1, ..., n - 1].
-  std::vector<std::int64_t> indices() override {
-    // BEGIN SOLUTION week04.sequential_sampler
-    std::vector<std::int64_t> out(static_cast<std::size_t>(n_));
-    std::iota(out.begin(), out.end(), std::int64_t{0});
-    return out;
-    // END SOLUTION
-  }
+  /// [0, 1, ..., n - 1]. (Task week04.sequential_sampler: src/tasks/sequential_sampler.cpp.)
+  std::vector<std::int64_t> indices() override;
   /// n.
   std::int64_t size() const override { return n_; }
 
@@ -88,28 +82,6 @@ inline RandomSampler::RandomSampler(std::int64_t n, bool replacement, std::optio
     : n_(n), num_samples_(num_samples.value_or(n)), replacement_(replacement), generator_(generator) {
   KINDLING_CHECK_AS(ValueError, num_samples_ > 0,
                     "num_samples should be a positive integer value, but got num_samples=", num_samples_);
-}
-
-inline std::vector<std::int64_t> RandomSampler::indices() {
-  // BEGIN SOLUTION week04.random_sampler
-  std::vector<std::int64_t> out;
-  out.reserve(static_cast<std::size_t>(num_samples_));
-  generator_or_default(generator_).with_engine([&](std::mt19937_64& engine) {
-    if (replacement_) {
-      std::uniform_int_distribution<std::int64_t> pick(0, n_ - 1);
-      for (std::int64_t i = 0; i < num_samples_; ++i) out.push_back(pick(engine));
-      return;
-    }
-    std::vector<std::int64_t> perm(static_cast<std::size_t>(n_));
-    while (static_cast<std::int64_t>(out.size()) < num_samples_) {
-      std::iota(perm.begin(), perm.end(), std::int64_t{0});
-      std::shuffle(perm.begin(), perm.end(), engine);
-      const auto take = std::min<std::int64_t>(n_, num_samples_ - static_cast<std::int64_t>(out.size()));
-      out.insert(out.end(), perm.begin(), perm.begin() + take);
-    }
-  });
-  return out;
-  // END SOLUTION
 }
 
 /// A random permutation of the given indices on every epoch (SubsetRandomSampler).
@@ -166,70 +138,6 @@ class WeightedRandomSampler : public Sampler {
   Generator* generator_;
 };
 
-inline std::vector<std::int64_t> WeightedRandomSampler::indices() {
-  // BEGIN SOLUTION week04.weighted_sampler
-  const auto n = static_cast<std::int64_t>(weights_.size());
-  double total = 0;
-  for (double w : weights_) {
-    KINDLING_CHECK(!(w < 0) && !std::isnan(w), "invalid multinomial distribution (encountering probability entry < 0)");
-    KINDLING_CHECK(std::isfinite(w),
-                   "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
-    total += w;
-  }
-  KINDLING_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
-  KINDLING_CHECK(replacement_ || num_samples_ <= n,
-                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
-  std::vector<std::int64_t> out(static_cast<std::size_t>(num_samples_));
-  generator_or_default(generator_).with_engine([&](std::mt19937_64& engine) {
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-    if (replacement_) {
-      // Vose's alias table: each of the n columns holds probability mass 1/n,
-      // split between its own index and one alias. A draw is one column and one coin.
-      std::vector<double> prob(static_cast<std::size_t>(n));
-      std::vector<std::int64_t> alias(static_cast<std::size_t>(n), 0);
-      std::vector<std::int64_t> small, large;
-      for (std::int64_t i = 0; i < n; ++i) {
-        prob[static_cast<std::size_t>(i)] = weights_[static_cast<std::size_t>(i)] * static_cast<double>(n) / total;
-        (prob[static_cast<std::size_t>(i)] < 1.0 ? small : large).push_back(i);
-      }
-      while (!small.empty() && !large.empty()) {
-        const std::int64_t s = small.back(), l = large.back();
-        small.pop_back();
-        alias[static_cast<std::size_t>(s)] = l;
-        prob[static_cast<std::size_t>(l)] -= 1.0 - prob[static_cast<std::size_t>(s)];
-        if (prob[static_cast<std::size_t>(l)] < 1.0) {
-          large.pop_back();
-          small.push_back(l);
-        }
-      }
-      for (std::int64_t i : large) prob[static_cast<std::size_t>(i)] = 1.0;  // rounding leftovers
-      for (std::int64_t i : small) prob[static_cast<std::size_t>(i)] = 1.0;
-      std::uniform_int_distribution<std::int64_t> column(0, n - 1);
-      for (auto& o : out) {
-        const std::int64_t c = column(engine);
-        o = unit(engine) < prob[static_cast<std::size_t>(c)] ? c : alias[static_cast<std::size_t>(c)];
-      }
-      return;
-    }
-    // Without replacement: the exponential race. Index i "arrives" at time E_i / w_i
-    // with E_i ~ Exp(1); the first arrivals are a draw without replacement by
-    // weight. Zero weights never arrive; they get negative keys in random order.
-    std::exponential_distribution<double> exp1(1.0);
-    std::vector<std::pair<double, std::int64_t>> keys(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double w = weights_[static_cast<std::size_t>(i)], e = exp1(engine);
-      keys[static_cast<std::size_t>(i)] = {w > 0 ? w / e : -e, i};  // larger key = earlier arrival
-    }
-    const auto k = static_cast<std::ptrdiff_t>(num_samples_);
-    // The k largest keys, in order: select them first, then sort only those.
-    std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end(), std::greater<>());
-    std::sort(keys.begin(), keys.begin() + k, std::greater<>());
-    for (std::ptrdiff_t i = 0; i < k; ++i) out[static_cast<std::size_t>(i)] = keys[static_cast<std::size_t>(i)].second;
-  });
-  return out;
-  // END SOLUTION
-}
-
 /// Groups another sampler's indices into batches (torch.utils.data.BatchSampler).
 class BatchSampler {
  public:
@@ -253,26 +161,6 @@ class BatchSampler {
   std::int64_t batch_size_;
   bool drop_last_;
 };
-
-inline std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
-  // BEGIN SOLUTION week04.batch_sampler
-  const std::vector<std::int64_t> all = sampler_->indices();
-  std::vector<std::vector<std::int64_t>> out;
-  for (std::size_t start = 0; start < all.size(); start += static_cast<std::size_t>(batch_size_)) {
-    const std::size_t end = std::min(all.size(), start + static_cast<std::size_t>(batch_size_));
-    if (drop_last_ && end - start < static_cast<std::size_t>(batch_size_)) break;
-    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(start), all.begin() + static_cast<std::ptrdiff_t>(end));
-  }
-  return out;
-  // END SOLUTION
-}
-
-inline std::int64_t BatchSampler::size() const {
-  // BEGIN SOLUTION week04.batch_sampler
-  const std::int64_t n = sampler_->size();
-  return drop_last_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
-  // END SOLUTION
-}
 
 /// This process's share of the data when `num_replicas` processes train together
 /// (torch.utils.data.distributed.DistributedSampler). Every rank gets the same

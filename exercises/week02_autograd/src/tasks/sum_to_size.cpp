@@ -1,0 +1,22 @@
+// Task week02.sum_to_size. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/formulas.hpp>
+
+namespace kindling::autograd {
+
+/// Reduces a gradient computed at a broadcast shape back to the shape of the
+/// input it belongs to: sum over the leading dimensions broadcasting added, and
+/// over every dimension where `sizes` has 1 but `grad` does not (keeping it as 1).
+/// `sum_to_size(grad [4, 2, 3], {2, 1})` sums dim 0 and dim 2 -> [2, 1].
+/// Returns `grad` itself when the shapes already match. Throws kindling::Error
+/// "size {[2, 1]} is not expandable to size {[4, 2, 3]}." when `sizes` could not
+/// have been broadcast to grad's shape.
+Tensor sum_to_size(const Tensor& grad, IntArrayRef sizes) {
+  // BEGIN TASK week02.sum_to_size (replace the stub below with your code)
+  KINDLING_TODO("week02.sum_to_size");
+  // END TASK
+}
+
+}  // namespace kindling::autograd

@@ -1,0 +1,20 @@
+// Task week03.adaptive_pool_bins. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/pooling.hpp>
+
+namespace kindling::nn {
+
+/// The window of output cell `i` of an adaptive pool from length `in` to
+/// length `out`: [floor(i * in / out), ceil((i + 1) * in / out)). The windows
+/// cover the input, may overlap by one, and all have the same length when `out`
+/// divides `in` (then the pool equals avg_pool with kernel = stride = in / out).
+/// Returns {start, end}; requires 0 <= i < out.
+std::pair<std::int64_t, std::int64_t> adaptive_pool_bin(std::int64_t i, std::int64_t in, std::int64_t out) {
+  // BEGIN TASK week03.adaptive_pool_bins (replace the stub below with your code)
+  KINDLING_TODO("week03.adaptive_pool_bins");
+  // END TASK
+}
+
+}  // namespace kindling::nn

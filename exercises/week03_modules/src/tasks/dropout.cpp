@@ -1,0 +1,23 @@
+// Task week03.dropout. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/dropout.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::nn::functional {
+
+/// Dropout of x with probability p:
+/// - p outside [0, 1] throws ValueError, word for word:
+///   "dropout probability has to be between 0 and 1, but got 1.5";
+/// - not `training`, or p == 0: returns x itself;
+/// - otherwise each element is kept with probability 1 - p (draw one uniform
+///   number per element from `gen`) and multiplied by 1 / (1 - p); dropped
+///   elements are 0 (p == 1 drops everything). The result is differentiable:
+///   the gradient flows through the kept elements, scaled the same way.
+Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
+  // BEGIN TASK week03.dropout (replace the stub below with your code)
+  KINDLING_TODO("week03.dropout");
+  // END TASK
+}
+
+}  // namespace kindling::nn::functional

@@ -1,0 +1,15 @@
+// Task week03.sequential. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/container.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::nn {
+
+Tensor Sequential::forward(const Tensor& x) {
+  // BEGIN TASK week03.sequential (replace the stub below with your code)
+  KINDLING_TODO("week03.sequential");
+  // END TASK
+}
+
+}  // namespace kindling::nn

@@ -1,0 +1,25 @@
+// Task week04.batch_sampler. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/sampler.hpp>
+
+namespace kindling::data {
+
+std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
+  // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
+  KINDLING_TODO("week04.batch_sampler");
+  // END TASK
+}
+
+}  // namespace kindling::data
+
+namespace kindling::data {
+
+std::int64_t BatchSampler::size() const {
+  // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
+  KINDLING_TODO("week04.batch_sampler");
+  // END TASK
+}
+
+}  // namespace kindling::data

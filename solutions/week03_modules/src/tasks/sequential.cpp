@@ -1,0 +1,17 @@
+// Task week03.sequential. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints are in this week's README.md.
+
+#include <kindling/container.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::nn {
+
+Tensor Sequential::forward(const Tensor& x) {
+  // BEGIN SOLUTION week03.sequential
+  Tensor y = x;
+  for (const auto& [name, m] : children_) y = (*m)(y);  // operator() so that each module's hooks run
+  return y;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn
