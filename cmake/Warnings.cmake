@@ -9,7 +9,7 @@ function(kindling_warnings target)
   # Designated initializers may leave out members that have default initializers
   # (`{.dim = d}`); -Wextra's missing-field-initializers would flag every one.
   target_compile_options(${target} PRIVATE -Wno-missing-field-initializers)
-  if(KINDLING_SANITIZE)
+  if(KINDLING_SANITIZE AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     # Sanitizer instrumentation confuses GCC's flow analysis (false -Wmaybe-uninitialized
     # in std::regex and std::function); the sanitizers check the real thing at run time.
     target_compile_options(${target} PRIVATE -Wno-maybe-uninitialized)

@@ -52,8 +52,9 @@ cases["view_shares_storage"] = {"same_data_ptr": shared, "after_fill": values(b)
 a = torch.arange(6.0).view(2, 3)
 b = a.t().reshape(6)
 copied = b.data_ptr() != a.data_ptr()
+is_view = b._is_view()  # the copy is not a view of anything (reshape's _unsafe_view)
 a.fill_(1)
-cases["reshape_of_transpose_copies"] = {"copied": copied, "after_fill": values(b)}
+cases["reshape_of_transpose_copies"] = {"copied": copied, "is_view": is_view, "after_fill": values(b)}
 a = torch.arange(6.0).view(2, 3)
 cases["reshape_contiguous_is_view"] = {"same_data_ptr": a.reshape(3, 2).data_ptr() == a.data_ptr()}
 cases["transpose"] = geometry(torch.zeros(2, 3, 4).transpose(0, 2))

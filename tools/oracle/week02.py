@@ -209,6 +209,10 @@ mm = u * 2
 vv = mm[0]
 vv.mul_(3)
 cases["inplace_view"]["modified_view_name"] = vv.grad_fn.name()
+# Printing shows the Python type name (CopySlices), not Node.name() (torch::autograd::CopySlices).
+pr = torch.tensor([1.0, 1.0, 1.0], requires_grad=True) * 1
+pr[0].mul_(2)
+cases["print_copyslices"] = repr(pr)
 
 # reductions, softmax, logsumexp, max, where, masked_fill, cat, stack
 t = ramp(2, 4, scale=3.0)

@@ -202,7 +202,10 @@ Tensor Tensor::as_strided(IntArrayRef sizes, IntArrayRef strides, std::optional<
 
 Tensor Tensor::_unsafe_view(IntArrayRef sizes) const {
   std::int64_t n = 1;
-  for (const std::int64_t s : sizes) n *= s;
+  for (const std::int64_t s : sizes) {
+    KINDLING_CHECK(s >= 0, "_unsafe_view: negative size in ", to_string(sizes));
+    n *= s;
+  }
   KINDLING_CHECK(is_contiguous() && n == numel(), "_unsafe_view: needs a contiguous tensor of ", n, " elements");
   Shape strides(sizes.size(), 1);
   for (std::size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<std::int64_t>(sizes[d], 1);

@@ -1,6 +1,6 @@
 // Every gradient formula of the week-1 operations, one case per op, like
 // PyTorch's derivatives.yaml. The student-written ones (mul, mm, sum_to_size)
-// are in formulas.hpp. Each formula returns one gradient per input at the
+// are in src/tasks/ (declared in formulas.hpp). Each formula returns one gradient per input at the
 // broadcast shape; the engine (call_node) reduces them to the inputs' shapes.
 
 #include <kindling/factory.hpp>

@@ -110,6 +110,8 @@ TEST(week01_reshape, OfTransposeCopiesSoWritesDoNotShowThrough) {
   const Tensor b = a.t().reshape({6});
   EXPECT_EQ(b.data_ptr() != a.data_ptr(), oracle_bool("reshape_of_transpose_copies", "copied"));
   EXPECT_FALSE(b.is_alias_of(a));
+  EXPECT_EQ(b.is_view(), oracle_bool("reshape_of_transpose_copies", "is_view"))
+      << "the copy must not be a view (of the temporary it was copied into)";
   a.fill_(1);
   expect_values(b, oracle_values("reshape_of_transpose_copies", "after_fill"));
 }

@@ -1,9 +1,11 @@
 // The given engine (not graded): node names, composite gradients and error
 // messages against PyTorch 1.13, and gradcheck over every differentiable op.
 #include <map>
+#include <sstream>
 
 #include <kindling/autograd.hpp>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 using namespace kindling;
@@ -138,6 +140,14 @@ TEST(EngineOracle, InPlaceOnViewsOfANonLeaf) {
   Tensor vv = mm2[0];
   vv.mul_(3);
   EXPECT_EQ(vv.grad_fn()->name(), oracle_string("inplace_view", "modified_view_name"));
+}
+
+TEST(EngineOracle, PrintingNamesCopySlicesAsPython) {
+  Tensor p = tensor(std::vector<float>{1, 1, 1}).requires_grad_() * 1;
+  p[0].mul_(2);
+  std::ostringstream out;
+  out << p;
+  EXPECT_EQ(out.str(), oracle_json("print_copyslices").get<std::string>());
 }
 
 TEST(EngineOracle, InPlaceMulAndDivKeepTheOriginalValue) {

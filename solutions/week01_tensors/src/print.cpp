@@ -182,8 +182,8 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
       suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
   }
   if (t.impl().autograd) {  // week 2's state: the producing node, or a marked leaf
-    if (const std::string fn = detail::autograd::grad_fn_name(t); !fn.empty())
-      suffixes.push_back("grad_fn=<" + fn + ">");
+    if (const std::string fn = detail::autograd::grad_fn_name(t); !fn.empty())  // Python's type name:
+      suffixes.push_back("grad_fn=<" + fn.substr(fn.rfind(':') + 1) + ">");     // CopySlices, not torch::...::
     else if (t.requires_grad())
       suffixes.push_back("requires_grad=True");
   }

@@ -1,5 +1,5 @@
 // The given half of the worker pool: starting, stopping and the worker threads'
-// loop. The protocol itself (dispatch, run_task, next) is in worker_pool.hpp.
+// loop. The protocol itself (dispatch, run_task, next) is in src/tasks/multi_worker.cpp.
 
 #include <cxxabi.h>
 
@@ -55,8 +55,8 @@ std::exception_ptr make_worker_error(std::int64_t worker, std::int64_t batch, st
     return make.operator()<Error>("NotImplementedError", e.what());
   } catch (const Error& e) {
     return make.operator()<Error>("RuntimeError", e.what());
-  } catch (const std::exception& e) {
-    return make.operator()<Error>(demangle(typeid(e).name()).c_str(), e.what());
+  } catch (const std::exception& e) {  // a C++ exception: a RuntimeError naming its C++ type
+    return make.operator()<Error>("RuntimeError", demangle(typeid(e).name()) + ": " + e.what());
   } catch (...) {
     return make.operator()<Error>("an unknown exception", "(not a std::exception)");
   }

@@ -97,27 +97,31 @@ void check_sizes_nonnegative(IntArrayRef sizes);
 /// (Task week01.contiguous_strides: the contract and the code are in src/tasks/contiguous_strides.cpp.)
 Shape contiguous_strides(IntArrayRef sizes);
 
-/// Whether a tensor with these sizes and strides is laid out row-major with no
+/// Whether a tensor with these sizes and strides is laid out row-major with no gaps.
 /// (Task week01.is_contiguous: the contract and the code are in src/tasks/is_contiguous.cpp.)
 bool is_contiguous(IntArrayRef sizes, IntArrayRef strides);
 
-/// Resolves a requested shape for `numel` elements: at most one entry may be -1,
+/// Resolves a requested shape for `numel` elements: at most one entry may be -1, and it becomes
+/// whatever makes the element counts agree.
 /// (Task week01.infer_size: the contract and the code are in src/tasks/infer_size.cpp.)
 Shape infer_size(IntArrayRef shape, std::int64_t numel);
 
-/// Strides that let a tensor with `old_sizes`/`old_strides` be seen with
+/// Strides that let a tensor with `old_sizes`/`old_strides` be seen with `new_sizes` without
+/// copying, or std::nullopt when no such strides exist.
 /// (Task week01.view: the contract and the code are in src/tasks/view.cpp.)
 std::optional<Shape> compute_view_strides(IntArrayRef old_sizes, IntArrayRef old_strides, IntArrayRef new_sizes);
 
-/// The shape two shapes broadcast to (NumPy/PyTorch rules): align from the
+/// The shape two shapes broadcast to (NumPy/PyTorch rules): align from the right; each pair of
+/// sizes must be equal or one of them 1; a missing dimension counts as 1.
 /// (Task week01.expand: the contract and the code are in src/tasks/expand.cpp.)
 Shape broadcast_shapes(IntArrayRef a, IntArrayRef b);
 
-/// Where element `index` of a strided tensor lives in its storage, in elements:
+/// Where element `index` of a strided tensor lives in its storage, in elements: `storage_offset +
+/// sum(index[d] * strides[d])`.
 /// (Task week01.strided_access: the contract and the code are in src/tasks/strided_access.cpp.)
 std::int64_t index_to_offset(IntArrayRef index, IntArrayRef strides, std::int64_t storage_offset);
 
-/// The multi-index of the `flat`-th element in row-major order of `sizes`
+/// The multi-index of the `flat`-th element in row-major order of `sizes`.
 /// (Task week01.strided_access: the contract and the code are in src/tasks/strided_access.cpp.)
 Shape flat_to_index(std::int64_t flat, IntArrayRef sizes);
 

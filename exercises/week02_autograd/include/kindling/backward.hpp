@@ -19,7 +19,8 @@ inline std::string torch_size_string(IntArrayRef sizes) {
   return s + "])";
 }
 
-/// The gradient backward() starts from, for `output` and the user's `gradient`
+/// The gradient backward() starts from, for `output` and the user's `gradient` (undefined when the
+/// user passed none).
 /// (Task week02.backward_seed: the contract and the code are in src/tasks/backward_seed.cpp.)
 Tensor make_seed(const Tensor& output, const Tensor& gradient);
 

@@ -11,11 +11,12 @@
 
 namespace kindling::autograd {
 
-/// Adds `hook` to the list in `slot` (creating the list when `slot` is null) and
+/// Adds `hook` to the list in `slot` (creating the list when `slot` is null) and returns a handle
+/// whose remove() takes exactly this hook out again.
 /// (Task week02.hooks: the contract and the code are in src/tasks/hooks.cpp.)
 HookHandle add_hook(std::shared_ptr<HookList>& slot, TensorHook hook);
 
-/// Runs the hooks in `list` (may be null) on `grad`, in registration order. Each
+/// Runs the hooks in `list` (may be null) on `grad`, in registration order.
 /// (Task week02.hooks: the contract and the code are in src/tasks/hooks.cpp.)
 Tensor run_hooks(const HookList* list, Tensor grad);
 

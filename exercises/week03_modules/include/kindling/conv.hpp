@@ -7,7 +7,8 @@
 
 namespace kindling::nn {
 
-/// The output length of a convolution or pooling along one spatial dim:
+/// The output length of a convolution or pooling along one spatial dim: floor((in + 2 * padding -
+/// dilation * (kernel - 1) - 1) / stride) + 1.
 /// (Task week03.conv_output_shape: the contract and the code are in src/tasks/conv_output_shape.cpp.)
 std::int64_t conv_output_size(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding,
                               std::int64_t dilation = 1, bool ceil_mode = false);

@@ -12,7 +12,7 @@ namespace kindling::nn {
 
 namespace functional {
 
-/// Dropout of x with probability p:
+/// Dropout of x with probability p (inverted dropout: kept elements are scaled by 1 / (1 - p)).
 /// (Task week03.dropout: the contract and the code are in src/tasks/dropout.cpp.)
 Tensor dropout(const Tensor& x, double p = 0.5, bool training = true, Generator* gen = nullptr);
 

@@ -55,7 +55,8 @@ const Tensor& xavier_normal_(const Tensor& t, double gain = 1.0, Generator* gen 
 /// throws ValueError "Mode M not supported, please use one of ['fan_in', 'fan_out']".
 std::int64_t fan_for_mode(const Tensor& t, std::string_view mode);
 
-/// He: U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a)
+/// He: U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a) and fan =
+/// fan_for_mode(t, mode).
 /// (Task week03.linear_init: the contract and the code are in src/tasks/linear_init.cpp.)
 const Tensor& kaiming_uniform_(const Tensor& t, double a = 0.0, std::string_view mode = "fan_in",
                                std::string_view nonlinearity = "leaky_relu", Generator* gen = nullptr);

@@ -25,7 +25,8 @@ Tensor matmul_naive_in_out(const Tensor& x, const Tensor& w_in_out);
 /// x's columns equal to w's `in_dim` size; throws kindling::Error otherwise.
 void check_naive_operands(const Tensor& x, const Tensor& w, std::int64_t in_dim);
 
-/// y = x @ w.t() for x (n, k) and w stored (out, in) = (m, k): y[i][j] is the
+/// y = x @ w.t() for x (n, k) and w stored (out, in) = (m, k): y[i][j] is the dot product of row i
+/// of x with row j of w.
 /// (Task week03.layout_gemm: the contract and the code are in src/tasks/layout_gemm.cpp.)
 Tensor linear_naive(const Tensor& x, const Tensor& w_out_in);
 

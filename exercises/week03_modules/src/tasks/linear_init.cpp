@@ -21,6 +21,7 @@ const Tensor& kaiming_uniform_(const Tensor& t, double a, std::string_view mode,
 
 namespace kindling::nn {
 
+/// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
 void Linear::reset_parameters() {
   // BEGIN TASK week03.linear_init (replace the stub below with your code)
   KINDLING_TODO("week03.linear_init");

@@ -6,6 +6,8 @@
 
 namespace kindling::nn {
 
+/// This module (name "") and every descendant, depth first, parents before
+/// children, each module once, with dotted names: "", "0", "0.fc", ...
 std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::string& prefix) {
   // BEGIN TASK week03.named_parameters (replace the stub below with your code)
   KINDLING_TODO("week03.named_parameters");
@@ -16,6 +18,8 @@ std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::st
 
 namespace kindling::nn {
 
+/// Every parameter with its dotted name ("0.weight"), each tensor once, in
+/// named_modules() order; own parameters only when `recurse` is false.
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) {
   // BEGIN TASK week03.named_parameters (replace the stub below with your code)
   KINDLING_TODO("week03.named_parameters");

@@ -6,6 +6,7 @@
 
 namespace kindling::nn {
 
+/// Applies each module in order: x -> m0(x) -> m1(m0(x)) -> ...
 Tensor Sequential::forward(const Tensor& x) {
   // BEGIN TASK week03.sequential (replace the stub below with your code)
   KINDLING_TODO("week03.sequential");

@@ -6,6 +6,7 @@
 
 namespace kindling::data {
 
+/// One epoch of batches: the sampler's indices in order, cut every batch_size.
 std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
   // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
   KINDLING_TODO("week04.batch_sampler");
@@ -16,6 +17,7 @@ std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
 
 namespace kindling::data {
 
+/// Batches per epoch: n / batch_size rounded down with drop_last, up without.
 std::int64_t BatchSampler::size() const {
   // BEGIN TASK week04.batch_sampler (replace the stub below with your code)
   KINDLING_TODO("week04.batch_sampler");

@@ -6,6 +6,7 @@
 
 namespace kindling::data {
 
+/// One epoch of indices, drawn from the generator.
 std::vector<std::int64_t> RandomSampler::indices() {
   // BEGIN TASK week04.random_sampler (replace the stub below with your code)
   KINDLING_TODO("week04.random_sampler");

@@ -24,11 +24,11 @@ class AccumulateGrad final : public Node {
   void release_variables() override {}  // the leaf is not a saved intermediate
 };
 
-/// Adds `new_grad` (same shape as `variable`) into `meta.grad`:
+/// Adds `new_grad` (same shape as `variable`) into `meta.grad`, as PyTorch's AccumulateGrad does.
 /// (Task week02.accumulate_grad: the contract and the code are in src/tasks/accumulate_grad.cpp.)
 void accumulate_grad(AutogradMeta& meta, Tensor new_grad);
 
-/// Resets the gradients of `params`, as `optimizer.zero_grad()` does in PyTorch 1.13:
+/// Resets the gradients of `params`, as `optimizer.zero_grad()` does in PyTorch 1.13.
 /// (Task week02.accumulate_grad: the contract and the code are in src/tasks/accumulate_grad.cpp.)
 void zero_grad(const TensorList& params, bool set_to_none = false);
 

@@ -25,11 +25,12 @@ TensorList call_node(Node& node, const Tensor& grad, bool keep_graph);
 /// Adds `grad` into a node's input slot (the slot may still be undefined). Given.
 void add_to_slot(Tensor& slot, const Tensor& grad);
 
-/// For every node reachable from `roots` through next_edges(), the number of
+/// For every node reachable from `roots` through next_edges(), the number of edges that point at it
+/// from reachable nodes (its dependencies).
 /// (Task week02.engine_order: the contract and the code are in src/tasks/engine_order.cpp.)
 std::unordered_map<Node*, int> compute_dependencies(const std::vector<Node*>& roots);
 
-/// Runs backward from `roots` (edge i receives gradient `grads[i]`):
+/// Runs backward from `roots` (edge i receives gradient `grads[i]`): 1.
 /// (Task week02.engine_order: the contract and the code are in src/tasks/engine_order.cpp.)
 void execute_graph(const std::vector<Edge>& roots, const TensorList& grads, bool keep_graph);
 

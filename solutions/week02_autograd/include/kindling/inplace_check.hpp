@@ -13,7 +13,8 @@
 
 namespace kindling::autograd {
 
-/// Called before every in-place write on a tensor that takes part in autograd,
+/// Called before every in-place write on a tensor that takes part in autograd, while grad mode is
+/// on (the engine makes both checks before calling).
 /// (Task week02.leaf_inplace: the contract and the code are in src/tasks/leaf_inplace.cpp.)
 void check_inplace(const Tensor& self);
 

@@ -6,7 +6,8 @@
 
 namespace kindling::nn {
 
-/// The window of output cell `i` of an adaptive pool from length `in` to
+/// The window of output cell `i` of an adaptive pool from length `in` to length `out`: [floor(i *
+/// in / out), ceil((i + 1) * in / out)).
 /// (Task week03.adaptive_pool_bins: the contract and the code are in src/tasks/adaptive_pool_bins.cpp.)
 std::pair<std::int64_t, std::int64_t> adaptive_pool_bin(std::int64_t i, std::int64_t in, std::int64_t out);
 

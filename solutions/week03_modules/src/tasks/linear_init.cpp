@@ -24,6 +24,7 @@ const Tensor& kaiming_uniform_(const Tensor& t, double a, std::string_view mode,
 
 namespace kindling::nn {
 
+/// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
 void Linear::reset_parameters() {
   // BEGIN SOLUTION week03.linear_init
   init::kaiming_uniform_(weight, std::sqrt(5.0));

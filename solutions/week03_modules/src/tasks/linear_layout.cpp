@@ -6,6 +6,8 @@
 
 namespace kindling::nn {
 
+/// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
+/// reset_parameters().
 Linear::Linear(std::int64_t in, std::int64_t out, bool has_bias)
     : Module("Linear"), in_features(in), out_features(out) {
   KINDLING_CHECK_AS(ValueError, in >= 0 && out >= 0, "Linear features must be non-negative, got in_features=", in,
@@ -21,6 +23,9 @@ Linear::Linear(std::int64_t in, std::int64_t out, bool has_bias)
 
 namespace kindling::nn {
 
+/// input (..., in_features) -> (..., out_features). A 2-d input is one addmm;
+/// more dims are flattened to 2-d and back. A wrong last dim gets addmm's
+/// message: "mat1 and mat2 shapes cannot be multiplied (4x5 and 3x2)".
 Tensor Linear::forward(const Tensor& input) {
   // BEGIN SOLUTION week03.linear_layout
   KINDLING_CHECK(input.dim() >= 1, "Linear expects an input with at least 1 dimension, got a scalar");

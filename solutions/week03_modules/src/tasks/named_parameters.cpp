@@ -6,6 +6,8 @@
 
 namespace kindling::nn {
 
+/// This module (name "") and every descendant, depth first, parents before
+/// children, each module once, with dotted names: "", "0", "0.fc", ...
 std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::string& prefix) {
   // BEGIN SOLUTION week03.named_parameters
   std::vector<std::pair<std::string, Module*>> out;
@@ -32,6 +34,8 @@ std::vector<std::pair<std::string, Module*>> Module::named_modules(const std::st
 
 namespace kindling::nn {
 
+/// Every parameter with its dotted name ("0.weight"), each tensor once, in
+/// named_modules() order; own parameters only when `recurse` is false.
 std::vector<std::pair<std::string, Tensor>> Module::named_parameters(bool recurse) {
   // BEGIN SOLUTION week03.named_parameters
   std::vector<std::pair<std::string, Tensor>> out;

@@ -21,7 +21,9 @@ namespace detail {
 Tensor stack_rows(const TensorList& rows);
 }  // namespace detail
 
-/// PyTorch's default_collate for examples that are lists of tensors: field f of
+/// PyTorch's default_collate for examples that are lists of tensors: field f of the batch is
+/// stack({example[f] for each example}), so a batch of 0-d labels is a 1-d tensor and a batch of
+/// (C, H, W) images is (B, C, H, W).
 /// (Task week04.default_collate: the contract and the code are in src/tasks/default_collate.cpp.)
 Batch default_collate(std::vector<Example> examples);
 

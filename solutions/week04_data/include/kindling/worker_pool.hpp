@@ -61,7 +61,8 @@ const WorkerInfo* get_worker_info();
 /// loop works the same with workers as without (PyTorch re-raises the same
 /// exception type), and `catch (const data::WorkerError&)` gives the details.
 /// Kinds kept: ValueError, IndexError, TypeError; any other kindling::Error, and
-/// any other exception, arrives as a kindling::Error (PyTorch's RuntimeError).
+/// any other exception, arrives as a kindling::Error (PyTorch's RuntimeError); a
+/// C++ exception's own type is named before its message ("std::out_of_range: ...").
 ///
 /// what() begins with PyTorch 1.13's first line, word for word, then says where
 /// and what (Kindling's own detail; PyTorch prints the worker's traceback):

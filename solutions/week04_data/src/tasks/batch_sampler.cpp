@@ -6,6 +6,7 @@
 
 namespace kindling::data {
 
+/// One epoch of batches: the sampler's indices in order, cut every batch_size.
 std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
   // BEGIN SOLUTION week04.batch_sampler
   const std::vector<std::int64_t> all = sampler_->indices();
@@ -23,6 +24,7 @@ std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
 
 namespace kindling::data {
 
+/// Batches per epoch: n / batch_size rounded down with drop_last, up without.
 std::int64_t BatchSampler::size() const {
   // BEGIN SOLUTION week04.batch_sampler
   const std::int64_t n = sampler_->size();

@@ -6,6 +6,9 @@
 
 namespace kindling::data {
 
+/// Sends batches of the epoch, in order and round-robin over the workers (batch
+/// k to worker k % num_workers), while fewer than num_workers * prefetch_factor
+/// are in flight (with mutex_ held).
 void WorkerPool::dispatch() {
   // BEGIN SOLUTION week04.multi_worker
   const auto total = static_cast<std::int64_t>(batches_.size());
@@ -21,6 +24,9 @@ void WorkerPool::dispatch() {
 
 namespace kindling::data {
 
+/// Fetches the examples of `task` from the dataset and collates them (in the
+/// worker's thread, without the mutex). Never throws for a dataset or collate
+/// failure: make_worker_error()'s exception travels in Result::error.
 WorkerPool::Result WorkerPool::run_task(std::int64_t worker, const Task& task) const {
   // BEGIN SOLUTION week04.multi_worker
   Result r;
@@ -51,6 +57,9 @@ WorkerPool::Result WorkerPool::run_task(std::int64_t worker, const Task& task) c
 
 namespace kindling::data {
 
+/// The next batch of the epoch in order, or nullopt after the last. Throws the
+/// worker's WorkerError for a batch that failed, and kindling::Error "DataLoader
+/// timed out after 5 seconds" when `timeout_s` passes without the batch.
 std::optional<Batch> WorkerPool::next(std::optional<double> timeout_s) {
   // BEGIN SOLUTION week04.multi_worker
   std::unique_lock lock(mutex_);

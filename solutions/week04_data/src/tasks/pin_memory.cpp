@@ -6,6 +6,12 @@
 
 namespace kindling::data {
 
+/// A page-locked buffer of at least `nbytes`: its size rounded up to whole pages
+/// goes to `capacity`. A cached buffer of exactly that capacity is reused (and
+/// counted in reuses()); otherwise, if the pool's budget allows, a new one comes
+/// from allocate() (and is counted in allocations() and locked_bytes()). Null when
+/// the budget or the system refuses. Called without the mutex held: lock it while
+/// touching the cache and the counters.
 void* PinnedMemoryPool::acquire(std::size_t nbytes, std::size_t& capacity) {
   // BEGIN SOLUTION week04.pin_memory
   const std::size_t page = page_size();

@@ -6,6 +6,7 @@
 
 namespace kindling::data {
 
+/// One epoch of indices, drawn from the generator.
 std::vector<std::int64_t> RandomSampler::indices() {
   // BEGIN SOLUTION week04.random_sampler
   std::vector<std::int64_t> out;

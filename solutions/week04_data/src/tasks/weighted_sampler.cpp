@@ -6,6 +6,18 @@
 
 namespace kindling::data {
 
+/// One epoch of num_samples indices (as torch.multinomial), checking the
+/// weights first. Throws kindling::Error, word for word:
+/// - a negative or NaN weight: "invalid multinomial distribution (encountering probability entry < 0)";
+/// - an infinite weight: "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
+/// - all weights zero: "invalid multinomial distribution (sum of probabilities <= 0)";
+/// - without replacement, num_samples > number of weights:
+///   "cannot sample n_sample > prob_dist.size(-1) samples without replacement".
+/// With replacement, draws are independent; build a table once per epoch so
+/// that each draw costs O(1) or O(log n), never a scan of all weights.
+/// Without replacement, the first index is drawn by weight, the next by weight
+/// among those left, and so on; once only zero weights are left, those are
+/// drawn uniformly.
 std::vector<std::int64_t> WeightedRandomSampler::indices() {
   // BEGIN SOLUTION week04.weighted_sampler
   const auto n = static_cast<std::int64_t>(weights_.size());
