@@ -207,6 +207,8 @@ Tensor Tensor::_unsafe_view(IntArrayRef sizes) const {
     n *= s;
   }
   KINDLING_CHECK(is_contiguous() && n == numel(), "_unsafe_view: needs a contiguous tensor of ", n, " elements");
+  // Row-major strides, computed here rather than by contiguous_strides(), which is a
+  // student task: given code must not depend on one.
   Shape strides(sizes.size(), 1);
   for (std::size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<std::int64_t>(sizes[d], 1);
   Tensor out = make(storage(), sizes.vec(), std::move(strides), storage_offset(), dtype());

@@ -38,27 +38,32 @@ std::string worker_error_message(std::int64_t worker, std::int64_t batch, std::i
          ":\n" + kind + ": " + original;
 }
 
+namespace {
+template <class Kind>
+std::exception_ptr worker_error_of(std::int64_t worker, std::int64_t batch, std::int64_t index, const char* kind,
+                                   const std::string& message) {
+  return std::make_exception_ptr(WorkerErrorOf<Kind>(worker, batch, index, kind, message));
+}
+}  // namespace
+
 std::exception_ptr make_worker_error(std::int64_t worker, std::int64_t batch, std::int64_t index,
                                      std::exception_ptr original) {
-  auto make = [&]<class Kind>(const char* kind, const std::string& message) {
-    return std::make_exception_ptr(WorkerErrorOf<Kind>(worker, batch, index, kind, message));
-  };
   try {
     std::rethrow_exception(original);
   } catch (const ValueError& e) {
-    return make.operator()<ValueError>("ValueError", e.what());
+    return worker_error_of<ValueError>(worker, batch, index, "ValueError", e.what());
   } catch (const IndexError& e) {
-    return make.operator()<IndexError>("IndexError", e.what());
+    return worker_error_of<IndexError>(worker, batch, index, "IndexError", e.what());
   } catch (const TypeError& e) {
-    return make.operator()<TypeError>("TypeError", e.what());
+    return worker_error_of<TypeError>(worker, batch, index, "TypeError", e.what());
   } catch (const NotImplemented& e) {
-    return make.operator()<Error>("NotImplementedError", e.what());
+    return worker_error_of<Error>(worker, batch, index, "NotImplementedError", e.what());
   } catch (const Error& e) {
-    return make.operator()<Error>("RuntimeError", e.what());
+    return worker_error_of<Error>(worker, batch, index, "RuntimeError", e.what());
   } catch (const std::exception& e) {  // a C++ exception: a RuntimeError naming its C++ type
-    return make.operator()<Error>("RuntimeError", demangle(typeid(e).name()) + ": " + e.what());
+    return worker_error_of<Error>(worker, batch, index, "RuntimeError", demangle(typeid(e).name()) + ": " + e.what());
   } catch (...) {
-    return make.operator()<Error>("an unknown exception", "(not a std::exception)");
+    return worker_error_of<Error>(worker, batch, index, "an unknown exception", "(not a std::exception)");
   }
 }
 
