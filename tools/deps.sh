@@ -7,8 +7,9 @@ KINDLING_BUILD_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-
   libeigen3-dev nlohmann-json3-dev libcli11-dev zlib1g-dev)
 # Packages that only make things faster: a failed install of these stops nothing.
 KINDLING_OPTIONAL_PACKAGES=(ccache)
-# Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting).
-KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format librapidcheck-dev)
+# Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting,
+# property tests, the HTML report in a headless browser, watch mode driven through tmux).
+KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format librapidcheck-dev chromium tmux)
 
 # The command a tool package provides: a tool found on the PATH counts as installed,
 # whatever installed it (the GPU host's CMake and Ninja come from a Python venv).
@@ -16,6 +17,7 @@ kindling_command_of() {
   case "$1" in
     g++) echo g++ ;; cmake) echo cmake ;; ninja-build) echo ninja ;; ccache) echo ccache ;;
     doxygen) echo doxygen ;; libxml2-utils) echo xmllint ;; clang-format) echo clang-format ;;
+    chromium) echo chromium ;; tmux) echo tmux ;;
   esac
 }
 

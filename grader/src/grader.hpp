@@ -2,9 +2,15 @@
 // The grader's pieces, as a library so that its logic is unit-tested.
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
+#include <ostream>
+#include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json_fwd.hpp>
 
 namespace kindling::grader {
 
@@ -32,16 +38,21 @@ struct Task {
   std::string week;  // "week01"
   double points = 0;
   double perf_points = 0;
-  std::string hint;
+  /// Progressive hints, gentlest first; the last points to the lecture section.
+  std::vector<std::string> hints;
   std::string lecture;           // "lectures/week01-tensors.md#views"
   std::optional<PerfSpec> perf;  // set when perf_points > 0
   /// The GoogleTest suite: the id with the dot turned into an underscore.
   std::string suite() const;
+  /// The task's file in a tree: "<tree>/week01_tensors/src/tasks/view.cpp".
+  std::string source(const std::string& tree, const std::string& week_folder) const;
 };
 
 struct Manifest {
   std::vector<Week> weeks;
   std::vector<Task> tasks;
+  const Week& week(const std::string& id) const;  // throws std::out_of_range
+  const Task* find(const std::string& task_id) const;
 };
 
 Manifest read_manifest(const std::filesystem::path& file);
@@ -59,8 +70,10 @@ struct ProcessResult {
 };
 
 /// Runs argv[0] with arguments in its own process group, killing the whole group
-/// after `timeout_s`. Output goes to `log` and is read back.
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log);
+/// after `timeout_s`. Output goes to `log` and is read back; `on_line`, when set,
+/// sees each complete line of it while the process runs (build progress).
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log,
+                          const std::function<void(const std::string&)>& on_line = {});
 
 // ---- grading ---------------------------------------------------------------------------------------
 enum class Status { Passed, Failed, NotImplemented, Crashed, TimedOut, BuildError };
@@ -76,6 +89,7 @@ struct TaskResult {
   int tests_total = 0;
   double seconds = 0;
   bool perf_measured = false;  // the benchmark ran and reported the counter
+  double perf_value = 0;       // the counter's median, when measured
   double perf_points = 0;      // earned performance points
   std::string perf_message;    // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
 };
@@ -101,7 +115,7 @@ TaskResult run_task(const Task& task, const std::filesystem::path& binary, doubl
 /// The first compiler error of a build log ("file:line:col: error: ..."), or its last lines.
 std::string first_build_error(const std::string& log);
 
-// ---- reports ---------------------------------------------------------------------------------------
+/// The results of one run.
 struct Report {
   std::string tree;
   bool perf = true;  // performance points graded (else left out of the maximum)
@@ -110,9 +124,96 @@ struct Report {
   double max_score() const;
 };
 
+// ---- a grading session ----------------------------------------------------------------------------
+struct GradeOptions {
+  std::filesystem::path source_dir, build_dir;
+  std::string tree_label;  // "exercises", "exercises + reference week01"
+  double timeout = 60;     // seconds per task's tests
+  bool build = true;       // build the test programs first (else use those already built)
+  bool perf = true;        // grade the performance points
+  bool tty = false;        // progress as one live line (else a line per tenth of a build)
+};
+
+/// A task file that did not compile, from a Ninja log: "FAILED: .../<tree>/<week>_x/src/tasks/<name>.cpp.o".
+struct FailedTaskFile {
+  std::string task;         // "week01.view"
+  std::string tree;         // "exercises"
+  std::string week_folder;  // "week01_tensors"
+  std::string message;      // the first compiler error, paths relative to the source folder
+};
+std::vector<FailedTaskFile> failed_task_files(const std::string& build_log, const std::string& source_dir);
+/// A worksheet task file with the code between its BEGIN TASK / END TASK lines replaced by the stub.
+std::string stub_of_task_file(const std::string& text, const std::string& task_id);
+
+/// Builds what the selected tasks need and grades them. A task file that does not
+/// compile is replaced by its stub for the rest of the session (the build folder is
+/// reconfigured with KINDLING_STUBBED_TASKS), so that it alone reports build_error.
+class Session {
+ public:
+  Session(const Manifest& manifest, GradeOptions options, std::ostream& progress);
+  Report grade(const std::vector<Task>& tasks);
+
+ private:
+  std::string build(const std::string& target, const std::string& what);  // "" or the error
+  bool configure_stubs(const std::set<std::string>& tasks);
+  std::string write_stub(const FailedTaskFile& f);
+  const Manifest& manifest_;
+  GradeOptions o_;
+  std::ostream& out_;
+  bool session_reset_ = false;
+  std::map<std::string, std::string> stubbed_;  // task id -> its compiler error
+};
+
+// ---- what a student's build folder remembers --------------------------------------------------------
+/// The latest result of every task graded in this build folder, so that a partial
+/// run (one task, watch mode) still reports the whole worksheet.
+struct State {
+  std::map<std::string, TaskResult> latest;  // by task id
+  std::string tree;
+  void merge(const Report& r);
+};
+State load_state(const std::filesystem::path& file, const Manifest& m);
+void save_state(const std::filesystem::path& file, const State& s);
+
+/// One line of the history (history.jsonl): the worksheet's standing after a run.
+struct HistoryEntry {
+  std::string time;  // ISO 8601, UTC
+  double score = 0, max_score = 0;
+  int passed = 0, total = 0;
+};
+HistoryEntry standing(const Manifest& m, const State& s, bool perf);
+std::vector<HistoryEntry> load_history(const std::filesystem::path& file);
+void append_history(const std::filesystem::path& file, const HistoryEntry& e);
+
+/// How many hints of each task the student has seen (hints.json).
+int hints_seen(const std::filesystem::path& file, const std::string& task_id);
+void set_hints_seen(const std::filesystem::path& file, const std::string& task_id, int n);
+
+/// The first task of `tasks` (manifest order) that has not passed, or nullptr.
+const Task* first_unpassed(const std::vector<Task>& tasks, const State& s);
+
+/// Where a build folder keeps the student's state, history, hints and reports.
+struct Workspace {
+  explicit Workspace(const std::filesystem::path& build_dir);
+  std::filesystem::path state, history, hints, report_json, report_html;
+};
+/// Merges a run into the state and writes the state, a history line and both reports.
+void record_run(const Workspace& w, const Manifest& m, const Report& r, State& s);
+/// The task's next hint (1, then 2, then 3, then 3 again), remembered in hints.json.
+std::string next_hint(const Workspace& w, const Task& t);
+/// `./grade watch`: re-grades the first task that has not passed whenever a source
+/// file under `tree`/ is saved; q quits, h shows the next hint, r re-grades.
+int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions& options, const std::string& tree);
+
+// ---- reports ---------------------------------------------------------------------------------------
+
 std::string table(const Report& r, bool color);
 std::string to_json(const Report& r);
 std::string to_gradescope(const Report& r);
 std::string to_junit(const Report& r);
+/// One self-contained HTML page (no script, no network): progress per week, every
+/// task's status and message, performance ratios and the score over past runs.
+std::string to_html(const Manifest& m, const State& s, const std::vector<HistoryEntry>& history, bool perf);
+nlohmann::json result_to_json(const TaskResult& t, bool perf);
 
 }  // namespace kindling::grader

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
-#include <map>
 
 #include <CLI/CLI.hpp>
 
@@ -28,9 +27,10 @@ void write_file(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kindling-grade: grade a Kindling tree task by task"};
+  app.fallthrough();  // the options may come after `hint` or `watch`
   std::vector<std::string> selection;
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
-  std::string json_out, gradescope_out, junit_out, require;
+  std::string json_out, gradescope_out, junit_out, html_out, require;
   double timeout = 60;
   bool no_build = false, no_color = false, list = false, no_perf = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
@@ -42,79 +42,62 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_out, "write the results as JSON");
   app.add_option("--gradescope", gradescope_out, "write Gradescope's results.json");
   app.add_option("--junit", junit_out, "write JUnit XML");
+  app.add_option("--html", html_out, "write the HTML progress report here too (always: <build>/report.html)");
   app.add_flag("--no-build", no_build, "use the test programs already built");
   app.add_flag("--no-perf", no_perf, "skip the benchmarks behind performance points");
-  app.add_flag("--list", list, "list the selected tasks with their points and hints, then stop");
+  app.add_flag("--list", list, "list the selected tasks with their points and first hints, then stop");
   app.add_flag("--no-color", no_color, "plain table");
   app.add_option("--require", require, "exit 1 unless every task is as required (the kit's own tests)")
       ->check(CLI::IsMember({"full", "not_implemented"}));
+  std::vector<std::string> hint_for, watch_selection;
+  CLI::App* hint = app.add_subcommand("hint", "show the next hint of a task (1, then 2, then 3)");
+  hint->add_option("task", hint_for, "the task; the first one not yet passed when none");
+  CLI::App* watch_cmd = app.add_subcommand("watch", "re-grade the current task whenever a file is saved");
+  watch_cmd->add_option("selection", watch_selection, "weeks or tasks to work through; all when none");
   CLI11_PARSE(app, argc, argv);
 
   try {
     const Manifest manifest = read_manifest(fs::path(source_dir) / "grader" / "tasks.json");
-    const std::vector<Task> tasks = select_tasks(manifest, selection);
-    if (list) {
-      for (const auto& t : tasks)
-        std::cout << t.id << "  (" << t.points << " points)  " << t.title << "\n    hint: " << t.hint << "\n";
+    const Workspace workspace(build_dir);
+    if (hint->parsed()) {
+      const State state = load_state(workspace.state, manifest);
+      const std::vector<Task> tasks = select_tasks(manifest, hint_for);
+      const Task* t = hint_for.size() == 1 ? &tasks.front() : first_unpassed(tasks, state);
+      if (hint_for.size() > 1) throw std::invalid_argument("hint takes one task");
+      if (!t) {
+        std::cout << "Every task has passed: no hint needed.\n";
+        return 0;
+      }
+      std::cout << next_hint(workspace, *t);
       return 0;
     }
-    std::map<std::string, std::vector<Task>> by_week;
-    for (const auto& t : tasks) by_week[t.week].push_back(t);
-
-    Report report;
-    report.tree = tree + (reference.empty() ? "" : " + reference " + reference);
-    report.perf = !no_perf;
-    const fs::path work = fs::path(build_dir) / "grade-results";
-    for (const auto& [week, week_tasks] : by_week) {
-      const std::string target = "kindling_" + week + "_tests";
-      const fs::path binary = fs::path(build_dir) / "grader" / target;
-      std::string build_error;
-      if (!no_build) {
-        std::cout << "building " << target << " ..." << std::endl;
-        fs::create_directories(work);
-        const ProcessResult b = run_process({"/usr/bin/env", "cmake", "--build", build_dir, "--target", target}, 3600,
-                                            work / (week + "-build.log"));
-        if (b.exit_code != 0) build_error = first_build_error(b.output);
-      }
-      if (build_error.empty() && !fs::exists(binary))
-        build_error = "the test program " + binary.string() + " is not built";
-      // The benchmark behind this week's performance points (built only when needed).
-      const bool week_has_perf = !no_perf && std::any_of(week_tasks.begin(), week_tasks.end(),
-                                                         [](const Task& t) { return t.perf_points > 0; });
-      const std::string bench_target = "kindling_" + week + "_bench";
-      const fs::path bench = fs::path(build_dir) / "grader" / "bench" / bench_target;
-      std::string bench_error;
-      if (week_has_perf && build_error.empty() && !no_build) {
-        std::cout << "building " << bench_target << " ..." << std::endl;
-        const ProcessResult b = run_process({"/usr/bin/env", "cmake", "--build", build_dir, "--target", bench_target},
-                                            3600, work / (week + "-bench-build.log"));
-        if (b.exit_code != 0) bench_error = "the benchmark did not build: " + first_build_error(b.output);
-      }
-      for (const auto& t : week_tasks) {
-        if (!build_error.empty()) {
-          TaskResult r;
-          r.task = t;
-          r.status = Status::BuildError;
-          r.message = build_error;
-          report.results.push_back(r);
-          continue;
-        }
-        TaskResult r = run_task(t, binary, timeout, work);
-        if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
-          if (!bench_error.empty())
-            r.perf_message = bench_error;
-          else if (!fs::exists(bench))
-            r.perf_message = "the benchmark " + bench.string() + " is not built";
-          else
-            run_perf(r, bench, timeout, work);
-        }
-        report.results.push_back(r);
-      }
+    const std::vector<Task> tasks = select_tasks(manifest, watch_cmd->parsed() ? watch_selection : selection);
+    if (list) {
+      for (const auto& t : tasks)
+        std::cout << t.id << "  (" << t.points << " points)  " << t.title
+                  << "\n    hint: " << (t.hints.empty() ? "" : t.hints.front()) << "\n";
+      return 0;
     }
+    GradeOptions options;
+    options.source_dir = source_dir;
+    options.build_dir = build_dir;
+    options.tree_label = tree + (reference.empty() ? "" : " + reference " + reference);
+    options.timeout = timeout;
+    options.build = !no_build;
+    options.perf = !no_perf;
+    options.tty = isatty(STDOUT_FILENO);
+    if (watch_cmd->parsed()) return watch(manifest, tasks, options, tree);
+
+    Session session(manifest, options, std::cout);
+    const Report report = session.grade(tasks);
     std::cout << table(report, !no_color && isatty(STDOUT_FILENO));
+    State state = load_state(workspace.state, manifest);
+    record_run(workspace, manifest, report, state);
+    std::cout << "report: " << workspace.report_html.string() << "\n";
     write_file(json_out, to_json(report));
     write_file(gradescope_out, to_gradescope(report));
     write_file(junit_out, to_junit(report));
+    write_file(html_out, to_html(manifest, state, load_history(workspace.history), report.perf));
 
     if (require == "full") {
       for (const auto& r : report.results) {

@@ -16,6 +16,22 @@ std::string Task::suite() const {
   return s;
 }
 
+std::string Task::source(const std::string& tree, const std::string& week_folder) const {
+  return tree + "/" + week_folder + "/src/tasks/" + id.substr(id.find('.') + 1) + ".cpp";
+}
+
+const Week& Manifest::week(const std::string& id) const {
+  for (const auto& w : weeks)
+    if (w.id == id) return w;
+  throw std::out_of_range("no week '" + id + "' in the manifest");
+}
+
+const Task* Manifest::find(const std::string& task_id) const {
+  for (const auto& t : tasks)
+    if (t.id == task_id) return &t;
+  return nullptr;
+}
+
 Manifest read_manifest(const std::filesystem::path& file) {
   std::ifstream in(file);
   if (!in) throw std::runtime_error("cannot read the task manifest " + file.string());
@@ -35,7 +51,11 @@ Manifest read_manifest(const std::filesystem::path& file) {
     task.week = task.id.substr(0, task.id.find('.'));
     task.points = t.value("points", 0.0);
     task.perf_points = t.value("perf_points", 0.0);
-    task.hint = t.value("hint", "");
+    if (t.contains("hints")) {
+      task.hints = t.at("hints").get<std::vector<std::string>>();
+    } else if (t.contains("hint")) {
+      task.hints = {t.at("hint").get<std::string>()};
+    }
     task.lecture = t.value("lecture", "");
     if (t.contains("perf")) {
       const auto& p = t.at("perf");

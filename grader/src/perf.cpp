@@ -61,6 +61,7 @@ void run_perf(TaskResult& r, const std::filesystem::path& bench_binary, double t
     return;
   }
   r.perf_measured = true;
+  r.perf_value = *value;
   r.perf_points = r.task.perf_points * perf_fraction(spec, *value);
   const bool higher = spec.full >= spec.zero;
   std::ostringstream m;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <thread>
 
@@ -16,31 +17,57 @@
 
 namespace kindling::grader {
 
-ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log) {
+ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log,
+                          const std::function<void(const std::string&)>& on_line) {
   ProcessResult r;
   const auto start = std::chrono::steady_clock::now();
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  // The log is created before the fork, so that the reader below never sees an older file.
+  const int out_fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (out_fd < 0) throw std::runtime_error("cannot write " + log.string() + ": " + std::strerror(errno));
   const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid < 0) {
+    close(out_fd);
+    throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     setpgid(0, 0);
-    const int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-      close(fd);
-    }
+    dup2(out_fd, STDOUT_FILENO);  // dup2 clears close-on-exec on the copies
+    dup2(out_fd, STDERR_FILENO);
     execv(args[0], args.data());
     std::fprintf(stderr, "cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
   setpgid(pid, pid);
+  close(out_fd);
+  // Streams the log's complete lines to on_line while the process runs.
+  std::ifstream follow;
+  std::string partial;
+  if (on_line) follow.open(log);
+  auto pump = [&] {
+    if (!on_line || !follow) return;
+    char buf[4096];
+    while (true) {
+      follow.read(buf, sizeof buf);
+      const auto n = follow.gcount();
+      if (n <= 0) break;
+      partial.append(buf, static_cast<std::size_t>(n));
+    }
+    follow.clear();  // at the end of what is written so far; more may come
+    std::size_t from = 0, nl;
+    while ((nl = partial.find('\n', from)) != std::string::npos) {
+      on_line(partial.substr(from, nl - from));
+      from = nl + 1;
+    }
+    partial.erase(0, from);
+  };
   int status = 0;
   const auto deadline = start + std::chrono::duration<double>(timeout_s);
   while (true) {
     const pid_t w = waitpid(pid, &status, WNOHANG);
+    pump();
     if (w == pid) break;
     if (std::chrono::steady_clock::now() >= deadline) {
       r.timed_out = true;
@@ -58,6 +85,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     else if (WIFSIGNALED(status))
       r.signal = WTERMSIG(status);
   }
+  pump();
   std::ifstream in(log);
   std::ostringstream s;
   s << in.rdbuf();

@@ -91,8 +91,9 @@ std::string table(const Report& r, bool color) {
       out << std::string(30, ' ') << "performance: " << points(t.perf_points) << "/" << points(t.task.perf_points)
           << " points"
           << (t.perf_message.empty() ? " (not measured: the tests must pass first)" : ", " + t.perf_message) << "\n";
-    if (t.status != Status::Passed && !t.task.hint.empty())
-      out << std::string(30, ' ') << "hint: " << fit(t.task.hint, 300) << "\n";
+    if (t.status != Status::Passed && !t.task.hints.empty())
+      out << std::string(30, ' ') << "stuck? ./grade hint " << t.task.id << " (" << t.task.hints.size()
+          << " hints, one at a time)\n";
   }
   out << std::string(100, '-') << "\n";
   std::map<Status, int> counts;
@@ -104,26 +105,31 @@ std::string table(const Report& r, bool color) {
   return out.str();
 }
 
+nlohmann::json result_to_json(const TaskResult& t, bool perf) {
+  return {{"id", t.task.id},
+          {"title", t.task.title},
+          {"status", to_string(t.status)},
+          {"points", t.points},
+          {"max_points", t.task.points},
+          {"perf_points", t.perf_points},
+          {"max_perf_points", perf ? t.task.perf_points : 0.0},
+          {"perf_message", t.perf_message},
+          {"perf_measured", t.perf_measured},
+          {"perf_value", t.perf_value},
+          {"message", t.message},
+          {"tests_passed", t.tests_passed},
+          {"tests_skipped", t.tests_skipped},
+          {"tests_total", t.tests_total},
+          {"seconds", t.seconds}};
+}
+
 std::string to_json(const Report& r) {
   nlohmann::json j;
   j["tree"] = r.tree;
   j["score"] = r.score();
   j["max_score"] = r.max_score();
   j["tasks"] = nlohmann::json::array();
-  for (const auto& t : r.results)
-    j["tasks"].push_back({{"id", t.task.id},
-                          {"title", t.task.title},
-                          {"status", to_string(t.status)},
-                          {"points", t.points},
-                          {"max_points", t.task.points},
-                          {"perf_points", t.perf_points},
-                          {"max_perf_points", r.perf ? t.task.perf_points : 0.0},
-                          {"perf_message", t.perf_message},
-                          {"message", t.message},
-                          {"tests_passed", t.tests_passed},
-                          {"tests_skipped", t.tests_skipped},
-                          {"tests_total", t.tests_total},
-                          {"seconds", t.seconds}});
+  for (const auto& t : r.results) j["tasks"].push_back(result_to_json(t, r.perf));
   return j.dump(2) + "\n";
 }
 
@@ -143,7 +149,8 @@ std::string to_gradescope(const Report& r) {
     if (r.perf && t.task.perf_points > 0)
       output += "\nPerformance: " + points(t.perf_points) + "/" + points(t.task.perf_points) + " points" +
                 (t.perf_message.empty() ? "" : ", " + t.perf_message);
-    if (t.status != Status::Passed && !t.task.hint.empty()) output += "\nHint: " + t.task.hint;
+    if (t.status != Status::Passed && !t.task.hints.empty())
+      output += "\nHint: " + t.task.hints.front() + "\n(More hints: ./grade hint " + t.task.id + ")";
     j["tests"].push_back({{"name", t.task.id + " - " + t.task.title},
                           {"number", t.task.id},
                           {"score", earned(t)},
@@ -186,8 +193,8 @@ std::string to_junit(const Report& r) {
       }
       const char* element = is_error(t->status) ? "error" : "failure";
       body << ">\n      <" << element << " message=\"" << xml_escape(t->message) << "\" type=\"" << to_string(t->status)
-           << "\">" << xml_escape(t->message + (t->task.hint.empty() ? "" : "\nHint: " + t->task.hint)) << "</"
-           << element << ">\n    </testcase>\n";
+           << "\">" << xml_escape(t->message + (t->task.hints.empty() ? "" : "\nHint: " + t->task.hints.front()))
+           << "</" << element << ">\n    </testcase>\n";
     }
     body << "  </testsuite>\n";
     tests += static_cast<int>(results.size());

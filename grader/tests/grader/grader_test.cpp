@@ -1,8 +1,11 @@
 // The grader's own logic: classification, a planted crash and hang that each
 // cost one task only, and the three report formats.
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -19,7 +22,7 @@ Task task(const std::string& id, double points = 5) {
   t.title = "title of " + id;
   t.week = id.substr(0, id.find('.'));
   t.points = points;
-  t.hint = "a hint";
+  t.hints = {"a hint"};
   return t;
 }
 
@@ -201,8 +204,50 @@ TEST(GraderManifest, TheKitManifestParses) {
   EXPECT_FALSE(m.tasks.empty());
   for (const auto& t : m.tasks) {
     EXPECT_GT(t.points, 0) << t.id;
-    EXPECT_FALSE(t.hint.empty()) << t.id;
     EXPECT_FALSE(t.title.empty()) << t.id;
+    // Three hints, gentlest first; the last sends the student to the lecture section, never to code.
+    ASSERT_EQ(t.hints.size(), 3u) << t.id;
+    EXPECT_NE(t.hints.back().find(t.lecture), std::string::npos) << t.id << ": " << t.hints.back();
+    for (const auto& h : t.hints) EXPECT_EQ(h.find("solutions/"), std::string::npos) << t.id << ": " << h;
+  }
+}
+
+namespace {
+// GitHub's anchor for a Markdown heading: lower case, spaces to hyphens, other punctuation dropped.
+std::string slug(const std::string& heading) {
+  std::string s;
+  for (std::size_t i = 0; i < heading.size(); ++i) {
+    const auto c = static_cast<unsigned char>(heading[i]);
+    // U+2000-U+206F (dashes, quotes) is punctuation too: UTF-8 E2 80 xx and E2 81 xx.
+    if (c == 0xE2 && i + 2 < heading.size() && (heading[i + 1] == '\x80' || heading[i + 1] == '\x81')) {
+      i += 2;
+      continue;
+    }
+    if (std::isalnum(c) || c == '-' || c == '_' || c >= 0x80)
+      s += static_cast<char>(std::tolower(c));
+    else if (c == ' ')
+      s += '-';
+  }
+  return s;
+}
+}  // namespace
+
+TEST(GraderManifest, EveryTaskNamesALectureSectionThatExists) {
+  const Manifest m = read_manifest(fs::path(KINDLING_SOURCE_DIR) / "grader" / "tasks.json");
+  for (const auto& t : m.tasks) {
+    const auto hash = t.lecture.find('#');
+    ASSERT_NE(hash, std::string::npos) << t.id << ": " << t.lecture;
+    std::ifstream in(fs::path(KINDLING_SOURCE_DIR) / t.lecture.substr(0, hash));
+    ASSERT_TRUE(in) << t.id << ": no file " << t.lecture.substr(0, hash);
+    std::set<std::string> anchors;
+    bool in_code = false;
+    for (std::string line; std::getline(in, line);) {
+      if (line.rfind("```", 0) == 0) in_code = !in_code;
+      const auto text = line.find_first_not_of('#');
+      if (!in_code && text != std::string::npos && text > 0 && line[text] == ' ')
+        anchors.insert(slug(line.substr(text + 1)));
+    }
+    EXPECT_TRUE(anchors.count(t.lecture.substr(hash + 1))) << t.id << ": no heading for " << t.lecture;
   }
 }
 

@@ -8,7 +8,8 @@
 # It checks that the README's quick start still begins with ./grade and ./test,
 # then runs in the clone: `./grade --list`, `./grade week01.view` (the worksheet's
 # first task, which must report "not implemented" cleanly) and
-# `./grade --tree solutions week01.view` (which must pass). Exit 77 (skipped) when
+# `./grade --tree solutions week01.view` (which must pass), and then
+# student_loop.sh there (hints, the report, a broken task, watch mode). Exit 77 (skipped) when
 # SOURCE_DIR is not a git checkout.
 set -euo pipefail
 src=${1:?usage: fresh_clone.sh SOURCE_DIR}
@@ -55,3 +56,6 @@ grep -Eq '"status": *"not_implemented"' "$tmp/exercises.json" ||
 run solutions ./grade --tree solutions week01.view --json "$tmp/solutions.json"
 grep -Eq '"status": *"passed"' "$tmp/solutions.json" || fail "./grade --tree solutions week01.view did not pass"
 echo "fresh_clone: the README's commands work on a fresh clone"
+
+# The rest of the student's loop in the same clone: hints, the report, a broken task, watch mode.
+bash "$(dirname "$0")/student_loop.sh" "$tmp/kindling" "$tmp" || fail "the student's loop (student_loop.sh)"

@@ -1,0 +1,251 @@
+// One grading session: build what the selected tasks need (showing the build's
+// progress), put a task's stub in place of its code when that code does not
+// compile, run every task in its own process, and score the benchmarks.
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "gen.hpp"
+#include "grader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace kindling::grader {
+namespace {
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The tasks whose stubs the build folder is configured with (CMakeCache.txt).
+std::string configured_stubs(const fs::path& build_dir) {
+  std::ifstream in(build_dir / "CMakeCache.txt");
+  const std::string key = "KINDLING_STUBBED_TASKS:STRING=";
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(key, 0) == 0) return line.substr(key.size());
+  return "";
+}
+
+bool uses_ninja(const fs::path& build_dir) { return fs::exists(build_dir / "build.ninja"); }
+
+// Turns Ninja's "[12/40] Building ..." lines into one live line on a terminal, or a
+// line per tenth of the build otherwise, so that a long first build is visibly alive.
+class Progress {
+ public:
+  Progress(std::ostream& out, bool tty, std::string what) : out_(out), tty_(tty), what_(std::move(what)) {}
+  ~Progress() {
+    if (tty_ && shown_) out_ << "\r\033[K" << std::flush;
+  }
+  void operator()(const std::string& line) {
+    static const std::regex step(R"(^\[(\d+)/(\d+)\] )");
+    std::smatch m;
+    if (!std::regex_search(line, m, step)) return;
+    const long done = std::stol(m[1]), total = std::stol(m[2]);
+    if (total <= 0) return;
+    if (tty_) {
+      const int width = 30;
+      const auto filled = static_cast<int>(width * done / total);
+      out_ << "\r\033[K  " << what_ << " [" << std::string(static_cast<std::size_t>(filled), '#')
+           << std::string(static_cast<std::size_t>(width - filled), '.') << "] " << done << "/" << total << std::flush;
+      shown_ = true;
+    } else if (const long tenth = 10 * done / total; tenth > last_tenth_) {
+      last_tenth_ = tenth;
+      out_ << "  " << what_ << ": " << done << "/" << total << " steps\n" << std::flush;
+    }
+  }
+
+ private:
+  std::ostream& out_;
+  bool tty_;
+  std::string what_;
+  bool shown_ = false;
+  long last_tenth_ = 0;
+};
+
+}  // namespace
+
+std::vector<FailedTaskFile> failed_task_files(const std::string& log, const std::string& source_dir) {
+  static const std::regex object(R"re((exercises|solutions)/(week\d+)(_[A-Za-z0-9_]*)/src/tasks/(\w+)\.cpp\.o)re");
+  std::vector<FailedTaskFile> out;
+  std::istringstream in(log);
+  std::string line;
+  FailedTaskFile* current = nullptr;
+  std::string prefix = source_dir.empty() ? "" : source_dir + "/";
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (line.rfind("FAILED: ", 0) == 0) {
+      current = nullptr;
+      if (std::regex_search(line, m, object)) {
+        out.push_back({std::string(m[2]) + "." + std::string(m[4]), m[1], std::string(m[2]) + std::string(m[3]), ""});
+        current = &out.back();
+      }
+      continue;
+    }
+    if (line.rfind("[", 0) == 0 || line.rfind("ninja: ", 0) == 0) {
+      current = nullptr;
+      continue;
+    }
+    if (current && current->message.empty() && line.find("error:") != std::string::npos) {
+      if (!prefix.empty() && line.rfind(prefix, 0) == 0) line.erase(0, prefix.size());
+      // ccache's CCACHE_BASEDIR makes the compiler see paths relative to the build folder.
+      static const std::regex up(R"((\.\./)+((exercises|solutions)/))");
+      current->message = std::regex_replace(line, up, "$2");
+    }
+  }
+  for (auto& f : out)
+    if (f.message.empty()) f.message = "the file did not compile (see the build log)";
+  return out;
+}
+
+std::string stub_of_task_file(const std::string& text, const std::string& task_id) {
+  // The worksheet's own regions: everything between BEGIN TASK and END TASK goes.
+  std::istringstream in(text);
+  std::ostringstream out;
+  bool inside = false;
+  for (std::string line; std::getline(in, line);) {
+    const auto code = line.find_first_not_of(" \t");
+    const std::string body = code == std::string::npos ? "" : line.substr(code);
+    if (!inside && body.rfind("// BEGIN TASK", 0) == 0) {
+      inside = true;
+      out << line << "\n" << line.substr(0, code) << "KINDLING_TODO(\"" << task_id << "\");\n";
+    } else if (inside && body.rfind("// END TASK", 0) == 0) {
+      inside = false;
+      out << line << "\n";
+    } else if (!inside) {
+      out << line << "\n";
+    }
+  }
+  return out.str();
+}
+
+Session::Session(const Manifest& manifest, GradeOptions options, std::ostream& out)
+    : manifest_(manifest), o_(std::move(options)), out_(out) {}
+
+bool Session::configure_stubs(const std::set<std::string>& tasks) {
+  std::string list;
+  for (const auto& t : tasks) list += (list.empty() ? "" : ";") + t;
+  if (list == configured_stubs(o_.build_dir)) return true;
+  const ProcessResult r = run_process({"/usr/bin/env", "cmake", "-S", o_.source_dir.string(), "-B",
+                                       o_.build_dir.string(), "-DKINDLING_STUBBED_TASKS=" + list},
+                                      600, o_.build_dir / "grade-results" / "stubs.configure.log");
+  return r.exit_code == 0;
+}
+
+std::string Session::write_stub(const FailedTaskFile& f) {
+  const std::string name = f.task.substr(f.task.find('.') + 1);
+  const fs::path reference = o_.source_dir / "solutions" / f.week_folder / "src" / "tasks" / (name + ".cpp");
+  const fs::path student = o_.source_dir / f.tree / f.week_folder / "src" / "tasks" / (name + ".cpp");
+  std::string stub;
+  try {
+    // The pristine worksheet file: the reference with its regions stubbed, as the generator makes it.
+    if (fs::exists(reference)) stub = gen::stub_regions(read_text(reference), reference.string(), nullptr).text;
+  } catch (const gen::GenError&) {
+    stub.clear();
+  }
+  if (stub.empty()) stub = stub_of_task_file(read_text(student), f.task);
+  const fs::path target = o_.build_dir / "task-stubs" / f.week_folder / (name + ".cpp");
+  fs::create_directories(target.parent_path());
+  std::ofstream(target) << stub;
+  return target.string();
+}
+
+std::string Session::build(const std::string& target, const std::string& what) {
+  const fs::path work = o_.build_dir / "grade-results";
+  fs::create_directories(work);
+  if (!session_reset_) {
+    // A stub left from an earlier session must not hide code that compiles now.
+    session_reset_ = true;
+    if (!configure_stubs({}))
+      return "CMake could not reconfigure the build folder (see grade-results/stubs.configure.log)";
+  }
+  for (int round = 0; round < 16; ++round) {
+    std::vector<std::string> argv = {"/usr/bin/env", "cmake", "--build", o_.build_dir.string(), "--target", target};
+    if (uses_ninja(o_.build_dir)) argv.insert(argv.end(), {"--", "-k", "0"});  // every broken file in one go
+    ProcessResult b;
+    {
+      Progress progress(out_, o_.tty, what);
+      b = run_process(argv, 3600, work / (target + ".build.log"), std::ref(progress));
+    }
+    if (b.exit_code == 0) return "";
+    // A task file that does not compile costs that task only: build its stub instead.
+    bool more = false;
+    for (const auto& f : failed_task_files(b.output, o_.source_dir.string())) {
+      if (stubbed_.count(f.task) || !manifest_.find(f.task)) continue;
+      write_stub(f);
+      stubbed_[f.task] = f.message;
+      more = true;
+      out_ << "  " << f.task << " does not compile; grading the rest with its stub in its place\n";
+    }
+    if (!more) return first_build_error(b.output);
+    std::set<std::string> ids;
+    for (const auto& [id, _] : stubbed_) ids.insert(id);
+    if (!configure_stubs(ids)) return "CMake could not reconfigure the build folder with stubs";
+  }
+  return "the build kept failing with new task files";
+}
+
+Report Session::grade(const std::vector<Task>& tasks) {
+  std::map<std::string, std::vector<Task>> by_week;
+  for (const auto& t : tasks) by_week[t.week].push_back(t);
+  Report report;
+  report.tree = o_.tree_label;
+  report.perf = o_.perf;
+  const fs::path work = o_.build_dir / "grade-results";
+  fs::create_directories(work);
+  for (const auto& [week, week_tasks] : by_week) {
+    const std::string target = "kindling_" + week + "_tests";
+    const fs::path binary = o_.build_dir / "grader" / target;
+    std::string build_error;
+    if (o_.build) {
+      out_ << "building " << target << " ..." << std::endl;
+      build_error = build(target, "building " + week);
+    }
+    if (build_error.empty() && !fs::exists(binary))
+      build_error = "the test program " + binary.string() + " is not built";
+    // The benchmark behind this week's performance points (built only when needed).
+    const bool week_has_perf =
+        o_.perf && std::any_of(week_tasks.begin(), week_tasks.end(), [](const Task& t) { return t.perf_points > 0; });
+    const std::string bench_target = "kindling_" + week + "_bench";
+    const fs::path bench = o_.build_dir / "grader" / "bench" / bench_target;
+    std::string bench_error;
+    if (week_has_perf && build_error.empty() && o_.build) {
+      out_ << "building " << bench_target << " ..." << std::endl;
+      const std::string e = build(bench_target, "building " + week + "'s benchmark");
+      if (!e.empty()) bench_error = "the benchmark did not build: " + e;
+    }
+    for (const auto& t : week_tasks) {
+      TaskResult r;
+      r.task = t;
+      if (const auto s = stubbed_.find(t.id); s != stubbed_.end()) {
+        r.status = Status::BuildError;
+        r.message = s->second;
+      } else if (!build_error.empty()) {
+        r.status = Status::BuildError;
+        r.message = build_error;
+      } else {
+        if (o_.tty) out_ << "\r\033[K  running " << t.id << std::flush;
+        r = run_task(t, binary, o_.timeout, work);
+        if (o_.tty) out_ << "\r\033[K" << std::flush;
+        if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
+          if (!bench_error.empty())
+            r.perf_message = bench_error;
+          else if (!fs::exists(bench))
+            r.perf_message = "the benchmark " + bench.string() + " is not built";
+          else
+            run_perf(r, bench, o_.timeout, work);
+        }
+      }
+      report.results.push_back(r);
+    }
+  }
+  return report;
+}
+
+}  // namespace kindling::grader

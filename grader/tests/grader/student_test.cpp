@@ -1,0 +1,223 @@
+// The student's loop: stub fallback parsing, the remembered state, history and
+// hints, the HTML report, and build progress streamed from a running process.
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "grader.hpp"
+
+using namespace kindling::grader;
+namespace fs = std::filesystem;
+
+namespace {
+// A fresh folder under the system's temp dir, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::random_device rd;
+    path = fs::temp_directory_path() / ("kindling-student-test-" + std::to_string(rd()));
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+Manifest two_tasks() {
+  Manifest m;
+  m.weeks = {{"week01", "week01_tensors", "Tensors"}};
+  for (const char* id : {"week01.view", "week01.reshape"}) {
+    Task t;
+    t.id = id;
+    t.title = std::string("title of ") + id;
+    t.week = "week01";
+    t.points = 10;
+    t.hints = {"first", "second", "third: lectures/week01-tensors.md#view"};
+    t.lecture = "lectures/week01-tensors.md#view";
+    m.tasks.push_back(t);
+  }
+  return m;
+}
+
+TaskResult result(const Task& t, Status s, const std::string& message = "") {
+  TaskResult r;
+  r.task = t;
+  r.status = s;
+  r.points = s == Status::Passed ? t.points : 0;
+  r.message = message;
+  return r;
+}
+}  // namespace
+
+// ---- one broken task file costs that task only
+// -----------------------------------------------------------------------
+TEST(GraderStubFallback, FindsEveryFailedTaskFileWithItsFirstError) {
+  const std::string log =
+      "[1/4] Building CXX object CMakeFiles/kindling.dir/exercises/week01_tensors/src/tasks/view.cpp.o\n"
+      "FAILED: CMakeFiles/kindling.dir/exercises/week01_tensors/src/tasks/view.cpp.o \n"
+      "env CCACHE_BASEDIR=/src ccache c++ -c /src/exercises/week01_tensors/src/tasks/view.cpp\n"
+      "../../exercises/week01_tensors/src/tasks/view.cpp: In function 'f':\n"
+      "../../exercises/week01_tensors/src/tasks/view.cpp:30:3: error: expected ';' before '}' token\n"
+      "../../exercises/week01_tensors/src/tasks/view.cpp:31:3: error: a second error\n"
+      "[2/4] Building CXX object CMakeFiles/kindling.dir/exercises/week01_tensors/src/shape.cpp.o\n"
+      "FAILED: CMakeFiles/kindling.dir/exercises/week03_modules/src/tasks/state_dict.cpp.o \n"
+      "/src/exercises/week03_modules/src/tasks/state_dict.cpp:9:1: error: 'x' was not declared\n"
+      "FAILED: CMakeFiles/kindling.dir/exercises/week01_tensors/src/linalg.cpp.o \n"
+      "/src/exercises/week01_tensors/src/linalg.cpp:1:1: error: not a task file\n"
+      "ninja: build stopped: subcommand failed.\n";
+  const auto failed = failed_task_files(log, "/src");
+  ASSERT_EQ(failed.size(), 2u);
+  EXPECT_EQ(failed[0].task, "week01.view");
+  EXPECT_EQ(failed[0].tree, "exercises");
+  EXPECT_EQ(failed[0].week_folder, "week01_tensors");
+  EXPECT_EQ(failed[0].message,
+            "exercises/week01_tensors/src/tasks/view.cpp:30:3: error: expected ';' before '}' token");
+  EXPECT_EQ(failed[1].task, "week03.state_dict");
+  EXPECT_EQ(failed[1].message, "exercises/week03_modules/src/tasks/state_dict.cpp:9:1: error: 'x' was not declared");
+}
+
+TEST(GraderStubFallback, ALogWithoutTaskFilesNamesNone) {
+  EXPECT_TRUE(failed_task_files("FAILED: grader/CMakeFiles/t.dir/view_test.cpp.o\nerror: boom\n", "/src").empty());
+  EXPECT_TRUE(failed_task_files("", "/src").empty());
+}
+
+TEST(GraderStubFallback, StubbingAWorksheetFileKeepsEverythingOutsideItsRegions) {
+  const std::string student =
+      "#include <kindling/error.hpp>\n"
+      "int f() {\n"
+      "  // BEGIN TASK week01.view (replace the stub below with your code)\n"
+      "  return 1 +;\n"
+      "  // END TASK\n"
+      "}\n";
+  EXPECT_EQ(stub_of_task_file(student, "week01.view"),
+            "#include <kindling/error.hpp>\n"
+            "int f() {\n"
+            "  // BEGIN TASK week01.view (replace the stub below with your code)\n"
+            "  KINDLING_TODO(\"week01.view\");\n"
+            "  // END TASK\n"
+            "}\n");
+}
+
+// ---- what the build folder remembers
+// ---------------------------------------------------------------------------------
+TEST(GraderState, RoundTripsAndMergesRuns) {
+  TempDir dir;
+  const Manifest m = two_tasks();
+  State s;
+  s.tree = "exercises";
+  Report r;
+  r.results = {result(m.tasks[0], Status::Passed), result(m.tasks[1], Status::Failed, "Expected equality")};
+  s.merge(r);
+  save_state(dir.path / "state.json", s);
+  State back = load_state(dir.path / "state.json", m);
+  ASSERT_EQ(back.latest.size(), 2u);
+  EXPECT_EQ(back.tree, "exercises");
+  EXPECT_EQ(back.latest.at("week01.view").status, Status::Passed);
+  EXPECT_EQ(back.latest.at("week01.view").points, 10);
+  EXPECT_EQ(back.latest.at("week01.reshape").message, "Expected equality");
+  // A later run of one task replaces that task only.
+  Report later;
+  later.results = {result(m.tasks[1], Status::Passed)};
+  back.merge(later);
+  EXPECT_EQ(back.latest.at("week01.reshape").status, Status::Passed);
+  EXPECT_EQ(back.latest.at("week01.view").status, Status::Passed);
+  EXPECT_EQ(first_unpassed(m.tasks, back), nullptr);
+  EXPECT_EQ(first_unpassed(m.tasks, s), &m.tasks[1]);
+  EXPECT_EQ(first_unpassed(m.tasks, State{}), &m.tasks[0]);
+}
+
+TEST(GraderState, ACorruptOrMissingFileIsAnEmptyStateNotAnError) {
+  TempDir dir;
+  const Manifest m = two_tasks();
+  EXPECT_TRUE(load_state(dir.path / "absent.json", m).latest.empty());
+  std::ofstream(dir.path / "bad.json") << "{\"tasks\": [ {\"id\": \"week01.view\", \"status\": \"pas";
+  EXPECT_TRUE(load_state(dir.path / "bad.json", m).latest.empty());
+  // Entries for tasks the manifest no longer has, or with unknown statuses, are dropped.
+  std::ofstream(dir.path / "odd.json")
+      << R"({"tasks": [{"id": "week09.gone", "status": "passed"}, {"id": "week01.view", "status": "great"},
+                      {"id": "week01.reshape", "status": "failed", "message": "m"}, 7]})";
+  const State s = load_state(dir.path / "odd.json", m);
+  ASSERT_EQ(s.latest.size(), 1u);
+  EXPECT_EQ(s.latest.at("week01.reshape").message, "m");
+}
+
+TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
+  TempDir dir;
+  const Manifest m = two_tasks();
+  State s;
+  Report r;
+  r.results = {result(m.tasks[0], Status::Passed)};
+  s.merge(r);
+  const HistoryEntry e = standing(m, s, true);
+  EXPECT_EQ(e.score, 10);
+  EXPECT_EQ(e.max_score, 20);
+  EXPECT_EQ(e.passed, 1);
+  EXPECT_EQ(e.total, 2);
+  append_history(dir.path / "h.jsonl", e);
+  { std::ofstream(dir.path / "h.jsonl", std::ios::app) << "not json\n"; }
+  append_history(dir.path / "h.jsonl", e);
+  const auto h = load_history(dir.path / "h.jsonl");
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h[1].passed, 1);
+  EXPECT_EQ(h[1].time, e.time);
+}
+
+TEST(GraderHints, ComeOneAtATimeAndStopAtTheLast) {
+  TempDir dir;
+  const Manifest m = two_tasks();
+  const Workspace w(dir.path);
+  const Task& t = m.tasks[0];
+  EXPECT_NE(next_hint(w, t).find("Hint 1 of 3: first"), std::string::npos);
+  EXPECT_NE(next_hint(w, t).find("Hint 2 of 3: second"), std::string::npos);
+  const std::string third = next_hint(w, t);
+  EXPECT_NE(third.find("Hint 3 of 3: third"), std::string::npos);
+  EXPECT_NE(third.find("last hint"), std::string::npos);
+  EXPECT_NE(next_hint(w, t).find("Hint 3 of 3"), std::string::npos);
+  // Each task counts its own.
+  EXPECT_NE(next_hint(w, m.tasks[1]).find("Hint 1 of 3"), std::string::npos);
+  EXPECT_EQ(hints_seen(w.hints, t.id), 3);
+}
+
+TEST(GraderReport, TheTableSendsAStuckStudentToTheHints) {
+  const Manifest m = two_tasks();
+  Report r;
+  r.results = {result(m.tasks[0], Status::Failed, "Expected equality")};
+  EXPECT_NE(table(r, false).find("stuck? ./grade hint week01.view"), std::string::npos) << table(r, false);
+}
+
+// ---- the HTML report
+// --------------------------------------------------------------------------------------------------
+TEST(GraderHtml, RendersEveryTaskWithItsStatusAndEscapesMessages) {
+  const Manifest m = two_tasks();
+  State s;
+  s.tree = "exercises";
+  Report r;
+  r.results = {result(m.tasks[0], Status::Failed, "expected <3> & got \"4\"")};
+  s.merge(r);
+  const std::vector<HistoryEntry> history = {{"2026-11-23T10:00:00Z", 0, 20, 0, 2},
+                                             {"2026-11-23T10:05:00Z", 10, 20, 1, 2}};
+  const std::string html = to_html(m, s, history, true);
+  EXPECT_NE(html.find("data-task=\"week01.view\" data-status=\"failed\""), std::string::npos);
+  EXPECT_NE(html.find("data-task=\"week01.reshape\" data-status=\"not_graded\""), std::string::npos);
+  EXPECT_NE(html.find("expected &lt;3&gt; &amp; got &quot;4&quot;"), std::string::npos);
+  EXPECT_EQ(html.find("<3>"), std::string::npos);
+  EXPECT_NE(html.find("id=\"history-plot\""), std::string::npos);
+  // Self-contained: nothing is fetched and nothing runs.
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("http://"), std::string::npos);
+  EXPECT_EQ(html.find("https://"), std::string::npos);
+}
+
+// ---- build progress
+// ---------------------------------------------------------------------------------------------------
+TEST(GraderProcess, StreamsEachLineWhileTheProcessRuns) {
+  TempDir dir;
+  std::vector<std::string> lines;
+  const ProcessResult r =
+      run_process({"/bin/sh", "-c", "printf '[1/3] a\\n[2/3] b\\n'; sleep 0.2; printf '[3/3] c\\nno newline'"}, 10,
+                  dir.path / "log", [&](const std::string& l) { lines.push_back(l); });
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(lines, (std::vector<std::string>{"[1/3] a", "[2/3] b", "[3/3] c"}));
+  EXPECT_EQ(r.output, "[1/3] a\n[2/3] b\n[3/3] c\nno newline");
+}
