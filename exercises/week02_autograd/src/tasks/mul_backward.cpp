@@ -1,5 +1,5 @@
 // Task week02.mul_backward. The doc comment above each function is its contract; your code
-// goes between BEGIN and END. Hints are in this week's README.md.
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week02.mul_backward`.
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/formulas.hpp>

@@ -1,5 +1,5 @@
 // Task week04.sequential_sampler. The doc comment above each function is its contract;
-// your code goes between BEGIN and END. Hints are in this week's README.md.
+// your code goes between BEGIN and END. Hints, one at a time: `./grade hint week04.sequential_sampler`.
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/sampler.hpp>
