@@ -134,6 +134,27 @@ double oracle_number(const std::string& name, const std::string& field) { return
 
 const nlohmann::json& oracle_json(std::string_view name) { return cases().at(std::string(name)); }
 
+Values values_from_json(const nlohmann::json& record) { return values_of(record); }
+
+Tensor tensor_from_json(const nlohmann::json& record) {
+  const Values v = values_of(record);
+  if (v.dtype == "int64") {
+    std::vector<std::int64_t> data(v.values.begin(), v.values.end());
+    return tensor(data).reshape(v.sizes);
+  }
+  return to_tensor(v);
+}
+
+void expect_error_json(const std::function<void()>& fn, const nlohmann::json& record) {
+  const std::string type = record.at("type").get<std::string>(), message = record.at("message").get<std::string>();
+  if (type == "IndexError")
+    expect_error<IndexError>(fn, message);
+  else if (type == "ValueError")
+    expect_error<ValueError>(fn, message);
+  else
+    expect_error<Error>(fn, message);
+}
+
 Tensor to_tensor(const Values& v) {
   std::vector<float> data(v.values.begin(), v.values.end());
   return tensor(data).reshape(v.sizes);

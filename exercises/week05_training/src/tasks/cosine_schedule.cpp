@@ -1,0 +1,65 @@
+// Task week05.cosine_schedule. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week05.cosine_schedule`.
+
+#include <cmath>
+#include <numbers>
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/lr_scheduler.hpp>
+#include <kindling/module.hpp>
+
+namespace kindling::optim::lr_scheduler {
+
+CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, std::int64_t T_max, double eta_min)
+    : LRScheduler(optimizer), T_max_(T_max), eta_min_(eta_min) {
+  initial_step();
+}
+
+/// The rates for epoch last_epoch_ (at least 0) from the groups' current rates
+/// (current_lrs()) and base_lrs_, by PyTorch 1.13's recursive formula, per group:
+/// - epoch 0: the current rate, unchanged;
+/// - when (epoch - 1 - T_max) is a multiple of 2 T_max (the bottom of a cycle was
+///   just passed): lr + (base - eta_min) (1 - cos(pi / T_max)) / 2;
+/// - otherwise: (1 + cos(pi epoch / T_max)) / (1 + cos(pi (epoch - 1) / T_max))
+///   (lr - eta_min) + eta_min.
+/// Computed in double, as Python does.
+std::vector<double> CosineAnnealingLR::get_lr() const {
+  // BEGIN TASK week05.cosine_schedule (replace the stub below with your code)
+  KINDLING_TODO("week05.cosine_schedule");
+  // END TASK
+}
+
+/// The closed form for epoch last_epoch_: eta_min + (base - eta_min)(1 + cos(pi epoch / T_max)) / 2.
+std::vector<double> CosineAnnealingLR::closed_form_lr() const {
+  // BEGIN TASK week05.cosine_schedule (replace the stub below with your code)
+  KINDLING_TODO("week05.cosine_schedule");
+  // END TASK
+}
+
+LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, std::int64_t total_iters)
+    : LRScheduler(optimizer), start_factor_(start_factor), end_factor_(end_factor), total_iters_(total_iters) {
+  KINDLING_CHECK_AS(ValueError, start_factor > 0 && start_factor <= 1,
+                    "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.");
+  KINDLING_CHECK_AS(ValueError, end_factor >= 0 && end_factor <= 1,
+                    "Ending multiplicative factor expected to be between 0 and 1.");
+  initial_step();
+}
+
+/// The warm-up ramp by PyTorch 1.13's recursive formula, per group:
+/// - epoch 0: lr * start_factor;
+/// - epoch > total_iters: lr, unchanged;
+/// - otherwise: lr * (1 + (end - start) / (total_iters * start + (epoch - 1)(end - start))).
+std::vector<double> LinearLR::get_lr() const {
+  // BEGIN TASK week05.cosine_schedule (replace the stub below with your code)
+  KINDLING_TODO("week05.cosine_schedule");
+  // END TASK
+}
+
+/// The closed form: base * (start + (end - start) min(total_iters, epoch) / total_iters).
+std::vector<double> LinearLR::closed_form_lr() const {
+  // BEGIN TASK week05.cosine_schedule (replace the stub below with your code)
+  KINDLING_TODO("week05.cosine_schedule");
+  // END TASK
+}
+
+}  // namespace kindling::optim::lr_scheduler

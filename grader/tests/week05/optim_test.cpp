@@ -1,0 +1,274 @@
+// Week 5's optimizers, schedules and gradient clipping against PyTorch 1.13
+// (tools/oracle/week05.py): 100-step trajectories, 100-step rate sequences, norms.
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <kindling/kindling.hpp>
+#include <kindling/training.hpp>
+
+#include "oracle_json.hpp"
+#include "testing.hpp"
+
+using namespace kindling;
+using namespace kindling::testing;
+using namespace kindling::optim;
+using namespace kindling::optim::lr_scheduler;
+
+namespace {
+
+// The gradient the oracle set before step t for parameter k: float(sin(0.1 t + 0.3 i + 0.5 k)).
+Tensor oracle_gradient(const Tensor& p, int t, int k) {
+  std::vector<float> g(static_cast<std::size_t>(p.numel()));
+  for (std::size_t i = 0; i < g.size(); ++i)
+    g[i] = static_cast<float>(std::sin(0.1 * t + 0.3 * static_cast<double>(i) + 0.5 * k));
+  return tensor(g).reshape(p.sizes());
+}
+
+Options options_from(const nlohmann::json& o) {
+  Options out;
+  for (const auto& [key, value] : o.items()) {
+    if (key == "betas") {
+      out.set("beta1", value.at(0).get<double>()).set("beta2", value.at(1).get<double>());
+    } else if (value.is_boolean()) {
+      out.set(key, value.get<bool>() ? 1 : 0);
+    } else {
+      out.set(key, value.get<double>());
+    }
+  }
+  return out;
+}
+
+// Replays every "optim" case of `kind` (SGD, Adam or AdamW): 100 steps with the
+// oracle's gradients, comparing the parameters every 10 steps.
+void check_trajectories(const std::string& kind) {
+  int n = 0;
+  for (const auto& c : oracle_json("optim")) {
+    if (c.at("optimizer").get<std::string>() != kind) continue;
+    ++n;
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<Tensor> params;
+    for (const auto& v : c.at("init")) params.push_back(tensor_from_json(v).requires_grad_());
+    std::vector<ParamGroup> groups;
+    for (const auto& g : c.at("groups")) {
+      ParamGroup group;
+      for (const auto& i : g.at("params")) group.params.push_back(params.at(i.get<std::size_t>()));
+      group.options = options_from(g.at("options"));
+      groups.push_back(group);
+    }
+    std::unique_ptr<Optimizer> opt;
+    if (kind == "SGD") opt = std::make_unique<SGD>(groups, SGD::Config{});
+    if (kind == "Adam") opt = std::make_unique<Adam>(groups, Adam::Config{});
+    if (kind == "AdamW") opt = std::make_unique<AdamW>(groups);
+    const int steps = c.at("steps").get<int>();
+    for (int t = 1; t <= steps; ++t) {
+      for (std::size_t k = 0; k < params.size(); ++k)
+        params[k].mutable_grad() = oracle_gradient(params[k], t, static_cast<int>(k));
+      opt->step();
+      const auto& traj = c.at("trajectory");
+      if (!traj.contains(std::to_string(t))) continue;
+      SCOPED_TRACE("after step " + std::to_string(t));
+      for (std::size_t k = 0; k < params.size(); ++k)
+        expect_values(params[k].detach(), values_from_json(traj.at(std::to_string(t)).at(k)), 1e-5, 1e-6);
+      if (::testing::Test::HasFailure()) return;  // one diverged step says it all
+    }
+  }
+  EXPECT_GT(n, 0);
+}
+
+std::vector<double> oracle_lrs(const std::string& name) {
+  for (const auto& c : oracle_json("schedulers"))
+    if (c.at("name") == name) return c.at("lrs").get<std::vector<double>>();
+  ADD_FAILURE() << "no scheduler case " << name;
+  return {};
+}
+
+// Steps `make`'s schedule 100 times (optimizer.step() first) and compares every rate.
+template <class Make>
+void check_schedule(const std::string& name, Make make) {
+  SCOPED_TRACE(name);
+  const std::vector<double> want = oracle_lrs(name);
+  ASSERT_EQ(want.size(), 101u);
+  const Tensor p = zeros({1}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  auto sched = make(opt);
+  EXPECT_NEAR(opt.param_groups()[0].options["lr"], want[0], 1e-12 + 1e-9 * std::abs(want[0])) << "epoch 0";
+  for (std::size_t s = 1; s < want.size(); ++s) {
+    opt.step();
+    sched->step();
+    const double got = sched->get_last_lr()[0];
+    ASSERT_NEAR(got, want[s], 1e-12 + 1e-9 * std::abs(want[s])) << "after step " << s;
+    EXPECT_EQ(opt.param_groups()[0].options["lr"], got);
+  }
+}
+
+}  // namespace
+
+// ---- week05.sgd / week05.adam --------------------------------------------------------------------------------------
+TEST(week05_sgd, TrajectoriesMatchPyTorchOver100Steps) { check_trajectories("SGD"); }
+
+TEST(week05_sgd, SkipsParametersWithoutAGradientAndKeepsMomentumPerParameter) {
+  const Tensor a = tensor({1.0f, 2.0f}).requires_grad_(), b = tensor({3.0f}).requires_grad_();
+  SGD opt({a, b}, SGD::Config{.lr = 0.5, .momentum = 0.9});
+  a.mutable_grad() = tensor({1.0f, -1.0f});
+  opt.step();
+  EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0.5f, 2.5f}));
+  EXPECT_EQ(b.to_vector<float>(), (std::vector<float>{3.0f}));
+  EXPECT_EQ(opt.state_size(), 1u);
+  opt.step();  // buf = 0.9 * 1 + 1 = 1.9
+  EXPECT_FLOAT_EQ(a.to_vector<float>()[0], 0.5f - 0.5f * 1.9f);
+}
+
+TEST(week05_adam, AdamTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("Adam"); }
+TEST(week05_adam, AdamWTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("AdamW"); }
+
+TEST(week05_adam, DecoupledDecayShrinksAParameterWithoutGradientSignal) {
+  // A zero gradient: Adam's L2 term goes through the moments (a normalised step of
+  // about lr), AdamW's decay only multiplies the weight by 1 - lr * wd.
+  const Tensor a = tensor({2.0f}).requires_grad_(), w = tensor({2.0f}).requires_grad_();
+  Adam adam({a}, Adam::Config{.lr = 0.1, .weight_decay = 0.1});
+  AdamW adamw({w}, Adam::Config{.lr = 0.1, .weight_decay = 0.1});
+  a.mutable_grad() = zeros({1});
+  w.mutable_grad() = zeros({1});
+  adam.step();
+  adamw.step();
+  EXPECT_NEAR(a.item<float>(), 2.0f - 0.1f, 1e-5);
+  EXPECT_NEAR(w.item<float>(), 2.0f * (1 - 0.1f * 0.1f), 1e-6);
+}
+
+// ---- the optimizers' common part (given)
+// ------------------------------------------------------------------------------
+TEST(EngineOptimizers, ArgumentErrorsAreThoseOfPyTorch) {
+  const Tensor p = zeros({1}).requires_grad_();
+  expect_error<ValueError>([&] { SGD({p}, SGD::Config{.lr = -0.1}); }, "Invalid learning rate: -0.1");
+  expect_error<ValueError>([&] { SGD({p}, SGD::Config{.lr = 0.1, .nesterov = true}); },
+                           "Nesterov momentum requires a momentum and zero dampening");
+  expect_error<ValueError>(
+      [&] {
+        Adam({p}, Adam::Config{.betas = {1.0, 0.999}});
+      },
+      "Invalid beta parameter at index 0: 1.0");
+  expect_error<ValueError>([&] { Adam({p}, Adam::Config{.eps = -1e-8}); }, "Invalid epsilon value: -1e-08");
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  expect_error<ValueError>(
+      [&] {
+        opt.add_param_group({{p}, {}});
+      },
+      "some parameters appear in more than one parameter group");
+}
+
+TEST(EngineOptimizers, GroupsTakeTheDefaultsTheyDoNotSet) {
+  const Tensor a = zeros({1}).requires_grad_(), b = zeros({1}).requires_grad_();
+  SGD opt({a}, SGD::Config{.lr = 0.1, .momentum = 0.9});
+  opt.add_param_group({{b}, Options().set("lr", 0.01)});
+  EXPECT_EQ(opt.param_groups()[1].options["lr"], 0.01);
+  EXPECT_EQ(opt.param_groups()[1].options["momentum"], 0.9);
+}
+
+TEST(EngineOptimizers, ZeroGradKeepsTheTensorByDefaultAsPyTorch113) {
+  const Tensor p = zeros({2}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  p.mutable_grad() = tensor({1.0f, 2.0f});
+  opt.zero_grad();
+  ASSERT_TRUE(p.grad().defined());
+  EXPECT_EQ(p.grad().to_vector<float>(), (std::vector<float>{0.0f, 0.0f}));
+  opt.zero_grad(/*set_to_none=*/true);
+  EXPECT_FALSE(p.grad().defined());
+}
+
+// ---- week05.cosine_schedule
+// ------------------------------------------------------------------------------------------
+TEST(week05_cosine_schedule, CosineAnnealingMatchesPyTorch) {
+  check_schedule("cosine", [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 50, 0.001); });
+  check_schedule("cosine_no_min", [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 100); });
+}
+
+TEST(week05_cosine_schedule, LinearWarmupMatchesPyTorch) {
+  check_schedule("linear", [](Optimizer& o) { return std::make_unique<LinearLR>(o, 0.1, 1.0, 10); });
+  check_schedule("linear_decay", [](Optimizer& o) { return std::make_unique<LinearLR>(o, 1.0, 0.0, 100); });
+}
+
+TEST(week05_cosine_schedule, WarmupThenCosineThroughSequentialLR) {
+  check_schedule("warmup_cosine", [](Optimizer& o) {
+    auto warm = std::make_shared<LinearLR>(o, 0.01, 1.0, 10);
+    auto cosine = std::make_shared<CosineAnnealingLR>(o, 90, 0.0);
+    return std::make_unique<SequentialLR>(o, std::vector<std::shared_ptr<LRScheduler>>{warm, cosine},
+                                          std::vector<std::int64_t>{10});
+  });
+}
+
+// ---- the other schedules (given)
+// ----------------------------------------------------------------------------------------
+TEST(EngineSchedulers, StepMultiStepAndExponentialMatchPyTorch) {
+  check_schedule("step", [](Optimizer& o) { return std::make_unique<StepLR>(o, 30, 0.1); });
+  check_schedule("multistep", [](Optimizer& o) {
+    return std::make_unique<MultiStepLR>(o, std::vector<std::int64_t>{30, 80}, 0.1);
+  });
+  check_schedule("exponential", [](Optimizer& o) { return std::make_unique<ExponentialLR>(o, 0.95); });
+}
+
+TEST(EngineSchedulers, WarnsWhenTheScheduleStepsBeforeTheOptimizer) {
+  std::vector<std::string> seen;
+  auto previous = set_warning_handler([&](const std::string& w) { seen.push_back(w); });
+  const Tensor p = zeros({1}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  StepLR sched(opt, 10);
+  sched.step();  // before any opt.step()
+  set_warning_handler(previous);
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0], oracle_json("scheduler_warning").at("message").get<std::string>());
+}
+
+// ---- week05.clip_grad_norm
+// ---------------------------------------------------------------------------------------------
+TEST(week05_clip_grad_norm, TotalNormAndClippedGradientsMatchPyTorch) {
+  for (const auto& c : oracle_json("clip_grad_norm")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<Tensor> params;
+    for (const auto& g : c.at("grads")) {
+      if (g.is_null()) {
+        params.push_back(zeros({2}).requires_grad_());
+        continue;
+      }
+      const Tensor grad = tensor_from_json(g);
+      params.push_back(zeros_like(grad).requires_grad_());
+      params.back().mutable_grad() = grad;
+    }
+    const auto& nt = c.at("norm_type");
+    const double norm_type = nt.is_string() ? INFINITY : nt.get<double>();
+    const Tensor total = nn::utils::clip_grad_norm_(params, c.at("max_norm").get<double>(), norm_type);
+    EXPECT_NEAR(total.item<float>(), c.at("total_norm").get<double>(), 1e-5 * c.at("total_norm").get<double>());
+    for (std::size_t k = 0; k < params.size(); ++k) {
+      if (c.at("clipped").at(k).is_null()) {
+        EXPECT_FALSE(params[k].grad().defined());
+        continue;
+      }
+      expect_values(params[k].grad(), values_from_json(c.at("clipped").at(k)), 1e-5, 1e-7);
+    }
+  }
+}
+
+TEST(week05_clip_grad_norm, NonFiniteNormIsAnErrorWhenAsked) {
+  const Tensor p = zeros({2}).requires_grad_();
+  p.mutable_grad() = tensor({1.0f, INFINITY});
+  expect_error_json([&] { nn::utils::clip_grad_norm_({p}, 1.0, 2.0, /*error_if_nonfinite=*/true); },
+                    oracle_json("clip_grad_norm_nonfinite"));
+}
+
+TEST(week05_clip_grad_norm, NoGradientsGiveZero) {
+  const Tensor p = zeros({2}).requires_grad_();
+  EXPECT_EQ(nn::utils::clip_grad_norm_({p}, 1.0).item<float>(), 0.0f);
+}
+
+TEST(EngineClip, ClipGradValueMatchesPyTorch) {
+  const auto& c = oracle_json("clip_grad_value");
+  std::vector<Tensor> params;
+  for (const auto& g : c.at("grads")) {
+    const Tensor grad = tensor_from_json(g);
+    params.push_back(zeros_like(grad).requires_grad_());
+    params.back().mutable_grad() = grad;
+  }
+  nn::utils::clip_grad_value_(params, c.at("clip_value").get<double>());
+  for (std::size_t k = 0; k < params.size(); ++k)
+    expect_values(params[k].grad(), values_from_json(c.at("clipped").at(k)));
+}

@@ -1,0 +1,166 @@
+#pragma once
+/// @file optim.hpp
+/// kindling::optim: optimizers with PyTorch's parameter groups, following
+/// PyTorch 1.13's single-tensor update rules (foreach=False), and gradient
+/// clipping (nn::utils).
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <kindling/tensor.hpp>
+
+namespace kindling::optim {
+
+/// One optimizer option's value: every option of SGD, Adam and AdamW is a number,
+/// a flag or a pair (betas).
+struct Options {
+  std::map<std::string, double> values;  ///< "lr" -> 0.1, "momentum" -> 0.9, "nesterov" -> 1, "beta1" -> 0.9, ...
+  /// The option `name`; throws kindling::Error when the group has none.
+  double operator[](const std::string& name) const;
+  /// Sets `name`.
+  Options& set(const std::string& name, double value) {
+    values[name] = value;
+    return *this;
+  }
+  /// True when the group has option `name`.
+  bool has(const std::string& name) const { return values.count(name) > 0; }
+};
+
+/// A parameter group: its tensors and its own options (PyTorch's param_groups[i]).
+struct ParamGroup {
+  std::vector<Tensor> params;  ///< the tensors this group updates
+  Options options;             ///< lr, momentum, ... (defaults filled in by the optimizer)
+};
+
+/// Per-parameter state (PyTorch's optimizer.state[p]): named tensors and the step count.
+struct ParamState {
+  std::map<std::string, Tensor> buffers;  ///< "momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"
+  double step = 0;                        ///< Adam's and AdamW's step counter
+};
+
+/// The base of every optimizer: groups, state, zero_grad and add_param_group.
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+  /// One update of every parameter that has a gradient.
+  virtual void step() = 0;
+  /// Clears every parameter's gradient: undefined when `set_to_none`, else zeroed in
+  /// place (PyTorch 1.13's default is set_to_none=False).
+  void zero_grad(bool set_to_none = false);
+  /// Adds a group; its missing options take the optimizer's defaults. A tensor that is
+  /// already in a group throws ValueError ("some parameters appear in more than one
+  /// parameter group").
+  void add_param_group(ParamGroup group);
+  /// The groups, in order.
+  std::vector<ParamGroup>& param_groups() { return groups_; }
+  /// The groups, in order.
+  const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  /// The state of `p` (created empty on first use).
+  ParamState& state(const Tensor& p);
+  /// The number of parameters with state.
+  std::size_t state_size() const { return state_.size(); }
+  /// How many times step() has run (the schedulers warn when they step first).
+  std::int64_t step_count() const { return step_count_; }
+
+ protected:
+  /// An optimizer whose groups default to `defaults`.
+  explicit Optimizer(Options defaults) : defaults_(std::move(defaults)) {}
+  Options defaults_;                         ///< the options a group gets when it sets none
+  std::vector<ParamGroup> groups_;           ///< the parameter groups, in order
+  std::map<const void*, ParamState> state_;  ///< keyed by the parameter's TensorImpl
+  std::int64_t step_count_ = 0;              ///< step() calls so far
+};
+
+/// torch.optim.SGD. Options: lr (required), momentum (0), dampening (0),
+/// weight_decay (0), nesterov (false), maximize (false).
+class SGD : public Optimizer {
+ public:
+  /// Options of one group (and the defaults of later ones).
+  struct Config {
+    double lr = 0.01;         ///< learning rate
+    double momentum = 0;      ///< momentum factor
+    double dampening = 0;     ///< dampening of the momentum
+    double weight_decay = 0;  ///< L2 penalty added to the gradient
+    bool nesterov = false;    ///< Nesterov momentum (needs momentum > 0 and dampening 0)
+    bool maximize = false;    ///< ascend instead of descend
+    Options options() const;  ///< as Options
+  };
+  /// One group with `params`. Throws ValueError for a negative lr, momentum or
+  /// weight_decay, and for nesterov without momentum or with dampening (PyTorch's texts).
+  SGD(std::vector<Tensor> params, Config config);
+  /// Several groups; each group's options override `config`'s.
+  SGD(std::vector<ParamGroup> groups, Config config);
+  /// For each parameter p with gradient g (task week05.sgd):
+  /// g = -g if maximize; g += weight_decay * p; with momentum, buf = g on the first
+  /// step and buf = momentum * buf + (1 - dampening) * g after; g = g + momentum * buf
+  /// (nesterov) or g = buf; then p -= lr * g.
+  void step() override;
+};
+
+/// torch.optim.Adam and, with `decoupled_weight_decay`, torch.optim.AdamW.
+/// Options: lr (1e-3), beta1 (0.9), beta2 (0.999), eps (1e-8), weight_decay
+/// (0 for Adam, 1e-2 for AdamW), amsgrad (false), maximize (false).
+class Adam : public Optimizer {
+ public:
+  /// Options of one group (and the defaults of later ones).
+  struct Config {
+    double lr = 1e-3;                             ///< learning rate
+    std::pair<double, double> betas{0.9, 0.999};  ///< decay rates of the two moments
+    double eps = 1e-8;                            ///< added to the denominator
+    double weight_decay = 0;                      ///< L2 (Adam) or decoupled (AdamW) decay
+    bool amsgrad = false;                         ///< keep the running maximum of the second moment
+    bool maximize = false;                        ///< ascend instead of descend
+    Options options() const;                      ///< as Options
+  };
+  /// One group with `params`; PyTorch's ValueErrors for bad lr, eps, betas, weight_decay.
+  Adam(std::vector<Tensor> params, Config config);
+  /// Several groups; each group's options override `config`'s.
+  Adam(std::vector<ParamGroup> groups, Config config);
+  /// PyTorch 1.13's single-tensor Adam (or AdamW) update (task week05.adam).
+  void step() override;
+
+ protected:
+  /// For AdamW: weight decay multiplies the parameter by (1 - lr * weight_decay)
+  /// instead of being added to the gradient.
+  Adam(std::vector<ParamGroup> groups, Config config, bool decoupled);
+  bool decoupled_ = false;  ///< AdamW: decay the weight, not the gradient
+};
+
+/// torch.optim.AdamW: Adam with decoupled weight decay (default 1e-2).
+class AdamW : public Adam {
+ public:
+  /// AdamW's defaults: Adam's, with weight_decay 1e-2.
+  static Config defaults() {
+    Config c;
+    c.weight_decay = 1e-2;
+    return c;
+  }
+  /// One group with `params`.
+  AdamW(std::vector<Tensor> params, Config config = defaults());
+  /// Several groups.
+  AdamW(std::vector<ParamGroup> groups, Config config = defaults());
+};
+
+}  // namespace kindling::optim
+
+namespace kindling::nn::utils {
+
+/// Scales the gradients of `params` in place so that their total norm (the
+/// `norm_type`-norm of all gradients together; infinity for the max) is at most
+/// `max_norm`, by max_norm / (total + 1e-6) when the total exceeds it. Returns the
+/// total norm before clipping as a 0-d tensor. Parameters without a gradient are
+/// skipped. With `error_if_nonfinite`, a NaN or infinite total throws PyTorch's
+/// error. (Task week05.clip_grad_norm.)
+Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, double norm_type = 2.0,
+                       bool error_if_nonfinite = false);
+/// Clamps every gradient of `params` to [-clip_value, clip_value] in place.
+void clip_grad_value_(const std::vector<Tensor>& params, double clip_value);
+
+}  // namespace kindling::nn::utils

@@ -1,0 +1,143 @@
+// The losses other than the week's tasks, as PyTorch 1.13 computes them, built from
+// differentiable operations so that autograd supplies their gradients.
+
+#include <sstream>
+
+#include <kindling/factory.hpp>
+#include <kindling/join.hpp>
+#include <kindling/loss.hpp>
+#include <kindling/ops.hpp>
+
+#include "loss_internal.hpp"
+
+namespace kindling::nn::functional {
+
+namespace detail {
+
+void check_reduction(const std::string& reduction) {
+  KINDLING_CHECK_AS(ValueError, reduction == "none" || reduction == "mean" || reduction == "sum", reduction,
+                    " is not a valid value for reduction");
+}
+
+std::string shape_str(IntArrayRef sizes) {
+  std::ostringstream s;
+  s << "[";
+  for (std::size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
+  s << "]";
+  return s.str();
+}
+
+Tensor reduce(const Tensor& loss, const std::string& reduction) {
+  check_reduction(reduction);
+  if (reduction == "none") return loss;
+  return reduction == "sum" ? loss.sum() : loss.mean();
+}
+
+}  // namespace detail
+
+namespace {
+void check_same_size(const Tensor& input, const Tensor& target) {
+  KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Using a target size (",
+                    "torch.Size(" + detail::shape_str(target.sizes()) + ")", ") that is different to the input size (",
+                    "torch.Size(" + detail::shape_str(input.sizes()) + ")",
+                    ") is deprecated. Please ensure they have the same size.");
+}
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  const Tensor d = input - target;
+  return detail::reduce(d * d, reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction) {
+  return detail::reduce(abs(input - target), reduction);
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
+  const Tensor d = abs(input - target);
+  if (beta == 0.0) return detail::reduce(d, reduction);
+  return detail::reduce(where(lt(d, Scalar(beta)), d * d * (0.5 / beta), d - 0.5 * beta), reduction);
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
+  const Tensor d = abs(input - target);
+  return detail::reduce(where(lt(d, Scalar(delta)), d * d * 0.5, (d - 0.5 * delta) * delta), reduction);
+}
+
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
+                            const std::string& reduction) {
+  check_same_size(input, target);
+  // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
+  const Tensor log_x = clamp(log(input), Scalar(-100.0), std::nullopt);
+  const Tensor log_1mx = clamp(log(1.0 - input), Scalar(-100.0), std::nullopt);
+  Tensor loss = -(target * log_x + (1.0 - target) * log_1mx);
+  if (weight.defined()) loss = loss * weight;
+  return detail::reduce(loss, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        const std::string& reduction, const Tensor& pos_weight) {
+  KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Target size (torch.Size(",
+                    detail::shape_str(target.sizes()), ")) must be the same as input size (torch.Size(",
+                    detail::shape_str(input.sizes()), "))");
+  // log(1 + e^-x) = max(-x, 0) + log(e^-max(-x,0) + e^(-x-max(-x,0))): no exp of a large positive number.
+  const Tensor max_val = clamp(-input, Scalar(0.0), std::nullopt);
+  Tensor loss;
+  if (pos_weight.defined()) {
+    const Tensor log_weight = (pos_weight - 1.0) * target + 1.0;
+    loss = (1.0 - target) * input + log_weight * (log1p(exp(-abs(input))) + max_val);
+  } else {
+    loss = (1.0 - target) * input + max_val + log(exp(-max_val) + exp(-input - max_val));
+  }
+  if (weight.defined()) loss = loss * weight;
+  return detail::reduce(loss, reduction);
+}
+
+}  // namespace kindling::nn::functional
+
+namespace kindling::nn {
+
+Loss::Loss(std::string type_name, std::string reduction_)
+    : Module(std::move(type_name)), reduction(std::move(reduction_)) {
+  functional::detail::check_reduction(reduction);
+}
+
+CrossEntropyLoss::CrossEntropyLoss(functional::CrossEntropyOptions options_)
+    : Loss("CrossEntropyLoss", options_.reduction), options(std::move(options_)) {
+  if (options.weight.defined()) register_buffer("weight", options.weight);
+}
+
+Tensor CrossEntropyLoss::forward(const Tensor& input, const Tensor& target) {
+  functional::CrossEntropyOptions o = options;
+  o.reduction = reduction;
+  return functional::cross_entropy(input, target, o);
+}
+
+NLLLoss::NLLLoss(Tensor weight_, std::int64_t ignore_index_, std::string reduction_)
+    : Loss("NLLLoss", std::move(reduction_)), weight(std::move(weight_)), ignore_index(ignore_index_) {
+  if (weight.defined()) register_buffer("weight", weight);
+}
+
+Tensor NLLLoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::nll_loss(input, target, weight, ignore_index, reduction);
+}
+
+Tensor MSELoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::mse_loss(input, target, reduction);
+}
+
+Tensor L1Loss::forward(const Tensor& input, const Tensor& target) {
+  return functional::l1_loss(input, target, reduction);
+}
+
+BCEWithLogitsLoss::BCEWithLogitsLoss(Tensor weight_, std::string reduction_, Tensor pos_weight_)
+    : Loss("BCEWithLogitsLoss", std::move(reduction_)), weight(std::move(weight_)), pos_weight(std::move(pos_weight_)) {
+  if (weight.defined()) register_buffer("weight", weight);
+  if (pos_weight.defined()) register_buffer("pos_weight", pos_weight);
+}
+
+Tensor BCEWithLogitsLoss::forward(const Tensor& input, const Tensor& target) {
+  return functional::binary_cross_entropy_with_logits(input, target, weight, reduction, pos_weight);
+}
+
+}  // namespace kindling::nn

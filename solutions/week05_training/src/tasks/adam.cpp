@@ -1,0 +1,86 @@
+// Task week05.adam. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week05.adam`.
+
+#include <cmath>
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/optim.hpp>
+
+#include "optim_internal.hpp"
+
+namespace kindling::optim {
+
+/// One Adam (or, when decoupled_ is true, AdamW) update of every parameter with a
+/// gradient, as PyTorch 1.13's single-tensor implementation does it. Options per
+/// group: lr, beta1, beta2, eps, weight_decay, amsgrad, maximize. State per
+/// parameter (state(p)): step (a count, starting at 0) and the buffers "exp_avg",
+/// "exp_avg_sq" and, with amsgrad, "max_exp_avg_sq", all zeros at first.
+/// For parameter p with gradient g:
+///
+///     g = maximize ? -g : g;   step = step + 1
+///     Adam:  g = g + weight_decay * p          (when weight_decay != 0)
+///     AdamW: p = p * (1 - lr * weight_decay)   (decoupled: the gradient is untouched)
+///     m = beta1 * m + (1 - beta1) * g
+///     v = beta2 * v + (1 - beta2) * g * g
+///     bc1 = 1 - beta1^step;  bc2 = 1 - beta2^step   (in double)
+///     amsgrad: vmax = max(vmax, v), and vmax replaces v below
+///     denom = sqrt(v) / sqrt(bc2) + eps
+///     p = p - (lr / bc1) * m / denom
+///
+/// The tensors are updated elementwise in float arithmetic, without autograd
+/// recording (detail::floats gives a float32 tensor's contiguous data).
+void Adam::step() {
+  // BEGIN SOLUTION week05.adam
+  for (auto& group : groups_) {
+    const double lr = group.options["lr"];
+    const double beta1 = group.options["beta1"], beta2 = group.options["beta2"];
+    const auto eps = static_cast<float>(group.options["eps"]);
+    const double weight_decay = group.options["weight_decay"];
+    const bool amsgrad = group.options["amsgrad"] != 0;
+    const bool maximize = group.options["maximize"] != 0;
+    for (const Tensor& p : group.params) {
+      if (!p.grad().defined()) continue;
+      float* w = detail::floats(p);
+      const Tensor grad = p.grad().contiguous();
+      const float* g = detail::floats(grad);
+      const std::int64_t n = p.numel();
+      ParamState& st = state(p);
+      auto buffer = [&](const char* name) {
+        auto it = st.buffers.find(name);
+        if (it == st.buffers.end()) it = st.buffers.emplace(name, zeros_like(p)).first;
+        return detail::floats(it->second);
+      };
+      float* m = buffer("exp_avg");
+      float* v = buffer("exp_avg_sq");
+      float* vmax = amsgrad ? buffer("max_exp_avg_sq") : nullptr;
+      st.step += 1;
+      const double bc1 = 1 - std::pow(beta1, st.step);
+      const double bc2 = 1 - std::pow(beta2, st.step);
+      const auto step_size = static_cast<float>(lr / bc1);
+      const auto bc2_sqrt = static_cast<float>(std::sqrt(bc2));
+      // Each scalar is computed in double and rounded once, as PyTorch's Python code passes it.
+      const auto b1 = static_cast<float>(beta1), b2 = static_cast<float>(beta2);
+      const auto one_minus_b1 = static_cast<float>(1 - beta1), one_minus_b2 = static_cast<float>(1 - beta2);
+      const auto wd = static_cast<float>(weight_decay);
+      const auto decay = static_cast<float>(1 - lr * weight_decay);
+      for (std::int64_t i = 0; i < n; ++i) {
+        float gi = maximize ? -g[i] : g[i];
+        if (decoupled_)
+          w[i] = w[i] * decay;
+        else if (weight_decay != 0)
+          gi = gi + wd * w[i];
+        m[i] = m[i] * b1 + one_minus_b1 * gi;
+        v[i] = v[i] * b2 + one_minus_b2 * gi * gi;  // addcmul_: value * t1 * t2
+        float second = v[i];
+        if (vmax) second = vmax[i] = std::max(vmax[i], v[i]);
+        const float denom = std::sqrt(second) / bc2_sqrt + eps;
+        w[i] = w[i] + (-step_size) * m[i] / denom;  // addcdiv_: value * t1 / t2
+      }
+    }
+  }
+  ++step_count_;
+  // END SOLUTION
+}
+
+}  // namespace kindling::optim

@@ -1,0 +1,71 @@
+// Task week05.sgd. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week05.sgd`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/optim.hpp>
+
+#include "optim_internal.hpp"
+
+namespace kindling::optim {
+
+/// One SGD update of every parameter with a gradient, as PyTorch 1.13's
+/// single-tensor SGD does it, group by group with the group's own options (read
+/// them with group.options["lr"], ["momentum"], ["dampening"], ["weight_decay"],
+/// ["nesterov"], ["maximize"]; flags are 0 or 1). For a parameter p with gradient g,
+/// elementwise in float arithmetic:
+///
+///     d = maximize ? -g : g
+///     d = d + weight_decay * p                              (when weight_decay != 0)
+///     with momentum != 0:
+///       buf = d                                             (the first step: a copy)
+///       buf = momentum * buf + (1 - dampening) * d          (every later step)
+///       d = nesterov ? d + momentum * buf : buf
+///     p = p - lr * d
+///
+/// The momentum buffer lives in state(p).buffers["momentum_buffer"] (create it with
+/// clone, the first time). Parameters without a gradient are skipped. The update is
+/// not recorded by autograd: write into the parameters' memory directly
+/// (detail::floats(t) gives a float32 tensor's contiguous data).
+void SGD::step() {
+  // BEGIN SOLUTION week05.sgd
+  for (auto& group : groups_) {
+    const auto lr = static_cast<float>(group.options["lr"]);
+    const auto momentum = static_cast<float>(group.options["momentum"]);
+    const auto one_minus_dampening = static_cast<float>(1 - group.options["dampening"]);  // rounded once, as PyTorch
+    const auto weight_decay = static_cast<float>(group.options["weight_decay"]);
+    const bool nesterov = group.options["nesterov"] != 0;
+    const bool maximize = group.options["maximize"] != 0;
+    for (const Tensor& p : group.params) {
+      if (!p.grad().defined()) continue;
+      float* w = detail::floats(p);
+      const Tensor grad = p.grad().contiguous();
+      const float* g = detail::floats(grad);
+      const std::int64_t n = p.numel();
+      ParamState& st = state(p);
+      float* buf = nullptr;
+      bool first = false;
+      if (momentum != 0) {
+        auto it = st.buffers.find("momentum_buffer");
+        if (it == st.buffers.end()) {
+          it = st.buffers.emplace("momentum_buffer", zeros_like(p)).first;
+          first = true;
+        }
+        buf = detail::floats(it->second);
+      }
+      for (std::int64_t i = 0; i < n; ++i) {
+        float d = maximize ? -g[i] : g[i];
+        if (weight_decay != 0) d = d + weight_decay * w[i];
+        if (buf) {
+          buf[i] = first ? d : buf[i] * momentum + one_minus_dampening * d;
+          d = nesterov ? d + momentum * buf[i] : buf[i];
+        }
+        w[i] = w[i] + (-lr) * d;
+      }
+    }
+  }
+  ++step_count_;
+  // END SOLUTION
+}
+
+}  // namespace kindling::optim

@@ -1,0 +1,383 @@
+#!/usr/bin/python3
+"""Expected values for week 5 (losses, optimizers, schedulers, gradient clipping), produced by
+PyTorch 1.13 (Debian's python3-torch).
+
+Run with Debian's interpreter:  /usr/bin/python3 tools/oracle/week05.py
+It writes grader/tests/week05/data/oracle.json. Random inputs come from torch.manual_seed(1505) and are
+stored in full, so running the script twice gives byte-identical output.
+
+Losses: out = F.<fn>(input, target, weight=..., pos_weight=..., **options); the gradient fed to backward
+("gout") is cos(0.7 * arange(n)) reshaped to out's shape (1.0 for a 0-d out) and stored with each case.
+
+Optimizers: two float32 parameters, p0 of shape (3, 4) and p1 of shape (4,), start from the stored "init".
+Before optimizer.step() number t (t = 1..100) the gradient of parameter k (k = 0 for p0, 1 for p1) is set to
+
+    p.grad[i] = float32(math.sin(0.1 * t + 0.3 * i + 0.5 * k))    for i in 0..numel-1 (row-major)
+
+i.e. the sine is computed in double precision by Python's math.sin and then rounded to float32; the C++
+tests rebuild the gradients the same way. The parameters are recorded after steps 10, 20, ..., 100. Every
+optimizer is built with foreach=False (the single-tensor implementations); foreach is not part of "options".
+
+Schedulers: SGD over one dummy parameter with lr 0.1; lrs[0] is the lr right after the scheduler is built,
+lrs[s] is scheduler.get_last_lr()[0] after s rounds of optimizer.step(); scheduler.step().
+"""
+import json
+import math
+import os
+import struct
+import sys
+import warnings
+
+import torch
+import torch.nn.functional as F
+import torch.optim.lr_scheduler as lr_scheduler
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error, number, values  # noqa: E402
+
+assert torch.__version__.startswith("1.13"), torch.__version__
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week05", "data", "oracle.json")
+torch.manual_seed(1505)
+cases = {}
+
+
+def gout(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.cos(torch.arange(n, dtype=torch.float32) * 0.7).reshape(shape)
+
+
+def optional(t):
+    return None if t is None else values(t)
+
+
+# ---- losses ------------------------------------------------------------------------------------------------
+losses = []
+
+
+def loss(name, fn, x, target, weight=None, pos_weight=None, **options):
+    """Record F.<fn>(x, target, ...) with x a float32 leaf requiring grad, then backward with gout."""
+    assert x.is_leaf and x.requires_grad and x.dtype == torch.float32
+    assert name not in {c["name"] for c in losses}, name
+    kwargs = dict(options)
+    if weight is not None:
+        kwargs["weight"] = weight
+    if pos_weight is not None:
+        kwargs["pos_weight"] = pos_weight
+    y = getattr(F, fn)(x, target, **kwargs)
+    g = gout(y.shape)
+    y.backward(g)
+    losses.append({"name": name, "fn": fn, "input": values(x.detach()), "target": values(target),
+                   "weight": optional(weight), "pos_weight": optional(pos_weight), "options": options,
+                   "out": values(y.detach()), "gout": values(g), "grad": values(x.grad)})
+
+
+def logits(*shape):
+    return (torch.randn(*shape) * 2).requires_grad_()
+
+
+def positive(*shape):
+    return torch.rand(*shape) + 0.5
+
+
+# cross_entropy with class-index targets; targets contain the ignored class 1 more than once
+IDX = torch.tensor([1, 0, 3, 1, 2])
+for red in ("none", "mean", "sum"):
+    loss("ce_index_" + red, "cross_entropy", logits(5, 4), IDX, reduction=red)
+loss("ce_index_weight_mean", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="mean")
+loss("ce_index_weight_none", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="none")
+loss("ce_index_weight_sum", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="sum")
+loss("ce_index_ignore_mean", "cross_entropy", logits(5, 4), IDX, reduction="mean", ignore_index=1)
+loss("ce_index_ignore_none", "cross_entropy", logits(5, 4), IDX, reduction="none", ignore_index=1)
+loss("ce_index_weight_ignore_mean", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="mean",
+     ignore_index=1)
+loss("ce_index_smooth01_mean", "cross_entropy", logits(5, 4), IDX, reduction="mean", label_smoothing=0.1)
+loss("ce_index_smooth03_mean", "cross_entropy", logits(5, 4), IDX, reduction="mean", label_smoothing=0.3)
+loss("ce_index_smooth03_none", "cross_entropy", logits(5, 4), IDX, reduction="none", label_smoothing=0.3)
+loss("ce_index_smooth01_weight_mean", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="mean",
+     label_smoothing=0.1)
+loss("ce_index_smooth03_weight_sum", "cross_entropy", logits(5, 4), IDX, weight=positive(4), reduction="sum",
+     label_smoothing=0.3)
+loss("ce_index_smooth01_ignore_mean", "cross_entropy", logits(5, 4), IDX, reduction="mean", ignore_index=1,
+     label_smoothing=0.1)
+loss("ce_index_smooth01_ignore_none", "cross_entropy", logits(5, 4), IDX, reduction="none", ignore_index=1,
+     label_smoothing=0.1)
+loss("ce_index_smooth01_weight_ignore_mean", "cross_entropy", logits(5, 4), IDX, weight=positive(4),
+     reduction="mean", ignore_index=1, label_smoothing=0.1)
+loss("ce_unbatched_mean", "cross_entropy", logits(4), torch.tensor(2), reduction="mean")
+loss("ce_unbatched_none", "cross_entropy", logits(4), torch.tensor(3), reduction="none")
+SPATIAL = torch.tensor([[[0, 2], [1, 1]], [[2, 0], [1, 2]]])
+loss("ce_spatial_mean", "cross_entropy", logits(2, 3, 2, 2), SPATIAL, reduction="mean")
+loss("ce_spatial_none", "cross_entropy", logits(2, 3, 2, 2), SPATIAL, reduction="none")
+loss("ce_spatial_weight_ignore_mean", "cross_entropy", logits(2, 3, 2, 2), SPATIAL, weight=positive(3),
+     reduction="mean", ignore_index=1)
+
+# cross_entropy with class-probability targets
+def probs(*shape):
+    return torch.softmax(torch.randn(*shape), dim=-1)
+
+
+for red in ("mean", "sum", "none"):
+    loss("ce_prob_" + red, "cross_entropy", logits(5, 4), probs(5, 4), reduction=red)
+loss("ce_prob_weight_mean", "cross_entropy", logits(5, 4), probs(5, 4), weight=positive(4), reduction="mean")
+loss("ce_prob_weight_none", "cross_entropy", logits(5, 4), probs(5, 4), weight=positive(4), reduction="none")
+loss("ce_prob_smooth02_mean", "cross_entropy", logits(5, 4), probs(5, 4), reduction="mean", label_smoothing=0.2)
+loss("ce_prob_smooth02_weight_sum", "cross_entropy", logits(5, 4), probs(5, 4), weight=positive(4),
+     reduction="sum", label_smoothing=0.2)
+
+# cross_entropy with huge logits: the log-sum-exp must be stable
+for red in ("none", "mean"):
+    huge = torch.tensor([[1e4, -1e4, 0.0], [-1e4, 1e4, 5.0]]).requires_grad_()
+    loss("huge_ce_" + red, "cross_entropy", huge, torch.tensor([0, 2]), reduction=red)
+
+
+# nll_loss: the input is the log-probabilities tensor itself (a leaf)
+def log_probs(*shape):
+    return torch.log_softmax(torch.randn(*shape) * 2, dim=-1).detach().requires_grad_()
+
+
+for red in ("none", "mean", "sum"):
+    loss("nll_" + red, "nll_loss", log_probs(5, 4), IDX, reduction=red)
+loss("nll_weight_mean", "nll_loss", log_probs(5, 4), IDX, weight=positive(4), reduction="mean")
+loss("nll_weight_none", "nll_loss", log_probs(5, 4), IDX, weight=positive(4), reduction="none")
+loss("nll_ignore_mean", "nll_loss", log_probs(5, 4), IDX, reduction="mean", ignore_index=1)
+loss("nll_weight_ignore_sum", "nll_loss", log_probs(5, 4), IDX, weight=positive(4), reduction="sum", ignore_index=1)
+
+# regression losses
+for fn, short in (("mse_loss", "mse"), ("l1_loss", "l1")):
+    for red in ("none", "mean", "sum"):
+        loss(short + "_" + red, fn, logits(3, 4), torch.randn(3, 4) * 2, reduction=red)
+
+
+def near(x, threshold):
+    """A target whose distance to x is sometimes below and sometimes above threshold."""
+    diff = (torch.rand(x.shape) * 2 - 1) * 2.5 * threshold
+    assert (diff.abs() < threshold).any() and (diff.abs() > threshold).any()
+    return x.detach() + diff
+
+
+for fn, short, key, t in (("smooth_l1_loss", "smooth_l1", "beta", 1.0), ("smooth_l1_loss", "smooth_l1", "beta", 0.5),
+                          ("huber_loss", "huber", "delta", 1.0), ("huber_loss", "huber", "delta", 2.0)):
+    for red in ("mean", "none"):
+        x = logits(3, 4)
+        loss("%s_%s%s_%s" % (short, key, str(t).replace(".", ""), red), fn, x, near(x, t), reduction=red, **{key: t})
+x = logits(3, 4)
+loss("smooth_l1_beta0_mean", "smooth_l1_loss", x, near(x, 1.0), reduction="mean", beta=0.0)
+
+
+# binary cross entropy on probabilities
+def prob_leaf(*shape):
+    return torch.sigmoid(torch.randn(*shape)).detach().requires_grad_()
+
+
+for red in ("mean", "none", "sum"):
+    loss("bce_" + red, "binary_cross_entropy", prob_leaf(3, 4), torch.rand(3, 4), reduction=red)
+loss("bce_weight_mean", "binary_cross_entropy", prob_leaf(3, 4), torch.rand(3, 4), weight=positive(3, 4),
+     reduction="mean")
+loss("bce_weight_none", "binary_cross_entropy", prob_leaf(3, 4), torch.rand(3, 4), weight=positive(3, 4),
+     reduction="none")
+
+
+# binary cross entropy with logits
+def wide_logits(*shape):
+    return (torch.randn(*shape) * 3).requires_grad_()
+
+
+for red in ("mean", "none", "sum"):
+    loss("bce_logits_" + red, "binary_cross_entropy_with_logits", wide_logits(3, 4), torch.rand(3, 4), reduction=red)
+loss("bce_logits_pos_weight_mean", "binary_cross_entropy_with_logits", wide_logits(3, 4), torch.rand(3, 4),
+     pos_weight=positive(4), reduction="mean")
+loss("bce_logits_pos_weight_none", "binary_cross_entropy_with_logits", wide_logits(3, 4), torch.rand(3, 4),
+     pos_weight=positive(4), reduction="none")
+loss("bce_logits_weight_mean", "binary_cross_entropy_with_logits", wide_logits(3, 4), torch.rand(3, 4),
+     weight=positive(3, 4), reduction="mean")
+loss("bce_logits_weight_pos_weight_sum", "binary_cross_entropy_with_logits", wide_logits(3, 4), torch.rand(3, 4),
+     weight=positive(3, 4), pos_weight=positive(4), reduction="sum")
+huge = torch.tensor([[100.0, -100.0, 100.0, -100.0], [-100.0, 100.0, 50.0, -50.0]]).requires_grad_()
+loss("huge_bce_logits_none", "binary_cross_entropy_with_logits", huge, torch.rand(2, 4), pos_weight=positive(4),
+     reduction="none")
+cases["losses"] = losses
+
+cases["loss_errors"] = {
+    "ce_target_out_of_bounds": error(lambda: F.cross_entropy(torch.randn(2, 3), torch.tensor([0, 3]))),
+    "ce_batch_mismatch": error(lambda: F.cross_entropy(torch.randn(3, 4), torch.tensor([0, 1]))),
+    "nll_wrong_target_dtype": error(lambda: F.nll_loss(torch.randn(2, 3), torch.tensor([0.0, 1.0]))),
+    "bce_target_size": error(lambda: F.binary_cross_entropy(torch.rand(2, 3), torch.rand(3, 2))),
+    "bce_with_logits_size": error(lambda: F.binary_cross_entropy_with_logits(torch.randn(2, 3), torch.rand(3, 2))),
+}
+
+# ---- one_hot ---------------------------------------------------------------------------------------------------
+one_hot = []
+for target, k in ((torch.tensor([0, 2, 1, 4]), 5), (torch.tensor([[1, 0], [3, 1], [2, 2]]), -1),
+                  (torch.tensor([2, 0, 1]), -1), (torch.tensor(1), 3)):
+    one_hot.append({"target": values(target), "num_classes": k, "out": values(F.one_hot(target, k))})
+cases["one_hot"] = one_hot
+cases["one_hot_errors"] = {"too_small": error(lambda: F.one_hot(torch.tensor([0, 3]), 3)),
+                           "negative": error(lambda: F.one_hot(torch.tensor([-1, 0]), 3))}
+
+# ---- optimizers --------------------------------------------------------------------------------------------------
+INIT = [torch.randn(3, 4), torch.randn(4)]
+
+
+def grad_at(t, k, p):
+    return torch.tensor([math.sin(0.1 * t + 0.3 * i + 0.5 * k) for i in range(p.numel())],
+                        dtype=torch.float32).reshape(p.shape)
+
+
+OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
+optim_configs = [
+    ("sgd", "SGD", [({"lr": 0.1}, [0, 1])]),
+    ("sgd_momentum", "SGD", [({"lr": 0.1, "momentum": 0.9}, [0, 1])]),
+    ("sgd_momentum_dampening", "SGD", [({"lr": 0.1, "momentum": 0.9, "dampening": 0.1}, [0, 1])]),
+    ("sgd_nesterov", "SGD", [({"lr": 0.1, "momentum": 0.9, "nesterov": True}, [0, 1])]),
+    ("sgd_momentum_weight_decay", "SGD", [({"lr": 0.1, "momentum": 0.9, "weight_decay": 0.01}, [0, 1])]),
+    ("sgd_maximize_momentum", "SGD", [({"lr": 0.1, "momentum": 0.5, "maximize": True}, [0, 1])]),
+    ("sgd_two_groups", "SGD", [({"lr": 0.1, "momentum": 0.9}, [0]), ({"lr": 0.05, "momentum": 0.5}, [1])]),
+    ("adam", "Adam", [({"lr": 0.01}, [0, 1])]),
+    ("adam_amsgrad", "Adam", [({"lr": 0.01, "amsgrad": True}, [0, 1])]),
+    ("adam_weight_decay", "Adam", [({"lr": 0.01, "weight_decay": 0.1}, [0, 1])]),
+    ("adam_betas_eps", "Adam", [({"lr": 0.01, "betas": [0.8, 0.99], "eps": 1e-6}, [0, 1])]),
+    ("adam_maximize", "Adam", [({"lr": 0.01, "maximize": True}, [0, 1])]),
+    ("adam_two_groups", "Adam", [({"lr": 0.01, "betas": [0.9, 0.999]}, [0]), ({"lr": 0.05, "betas": [0.5, 0.9]}, [1])]),
+    ("adamw", "AdamW", [({"lr": 0.01, "weight_decay": 0.1}, [0, 1])]),
+    ("adamw_amsgrad", "AdamW", [({"lr": 0.01, "amsgrad": True, "weight_decay": 0.05}, [0, 1])]),
+]
+optim = []
+for name, kind, groups in optim_configs:
+    params = [p.clone().requires_grad_() for p in INIT]
+    torch_groups = []
+    for options, idx in groups:
+        g = {k: (tuple(v) if k == "betas" else v) for k, v in options.items()}
+        g["params"] = [params[i] for i in idx]
+        torch_groups.append(g)
+    defaults = {"lr": groups[0][0]["lr"]} if kind == "SGD" else {}
+    opt = OPTIMIZERS[kind](torch_groups, foreach=False, **defaults)
+    trajectory = {}
+    for t in range(1, 101):
+        for k, p in enumerate(params):
+            p.grad = grad_at(t, k, p)
+        opt.step()
+        if t % 10 == 0:
+            trajectory[str(t)] = [values(p.detach()) for p in params]
+    optim.append({"name": name, "optimizer": kind, "groups": [{"options": o, "params": i} for o, i in groups],
+                  "init": [values(p) for p in INIT], "steps": 100, "trajectory": trajectory})
+cases["optim"] = optim
+
+# ---- schedulers ----------------------------------------------------------------------------------------------------
+scheduler_configs = {
+    "step": lambda o: lr_scheduler.StepLR(o, step_size=30, gamma=0.1),
+    "multistep": lambda o: lr_scheduler.MultiStepLR(o, milestones=[30, 80], gamma=0.1),
+    "exponential": lambda o: lr_scheduler.ExponentialLR(o, gamma=0.95),
+    "cosine": lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=50, eta_min=0.001),
+    "cosine_no_min": lambda o: lr_scheduler.CosineAnnealingLR(o, T_max=100),
+    "linear": lambda o: lr_scheduler.LinearLR(o, start_factor=0.1, total_iters=10),
+    "linear_decay": lambda o: lr_scheduler.LinearLR(o, start_factor=1.0, end_factor=0.0, total_iters=100),
+    "warmup_cosine": lambda o: lr_scheduler.SequentialLR(
+        o, [lr_scheduler.LinearLR(o, start_factor=0.01, total_iters=10),
+            lr_scheduler.CosineAnnealingLR(o, T_max=90, eta_min=0.0)], milestones=[10]),
+}
+# At its milestone SequentialLR calls the next scheduler's step(0), which uses that scheduler's closed form and
+# warns that the epoch argument is deprecated; the warning says nothing about the values, so it is silenced.
+warnings.filterwarnings("ignore", message="The epoch parameter in `scheduler.step\\(\\)` was not necessary")
+schedulers = []
+for name, make in scheduler_configs.items():
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    sched = make(opt)
+    lrs = [opt.param_groups[0]["lr"]]
+    for _ in range(100):
+        opt.step()
+        sched.step()
+        lrs.append(sched.get_last_lr()[0])
+    assert all(isinstance(v, float) and math.isfinite(v) for v in lrs), name
+    schedulers.append({"name": name, "base_lr": 0.1, "lrs": lrs})
+cases["schedulers"] = schedulers
+
+opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+sched = lr_scheduler.StepLR(opt, step_size=30)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    sched.step()
+caught = [w for w in caught if issubclass(w.category, UserWarning)]
+assert len(caught) == 1, caught
+cases["scheduler_warning"] = {"message": str(caught[0].message)}
+
+
+# ---- gradient clipping ------------------------------------------------------------------------------------------------
+def clip_case(name, grads, max_norm, norm_type):
+    params = [torch.zeros(g.shape if g is not None else (2,), requires_grad=True) for g in grads]
+    for p, g in zip(params, grads):
+        p.grad = None if g is None else g.clone()
+    total = torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type=norm_type)
+    return {"name": name, "grads": [optional(g) for g in grads], "max_norm": max_norm,
+            "norm_type": number(float(norm_type)), "total_norm": number(float(total)),
+            "clipped": [optional(p.grad) for p in params]}
+
+
+GRADS = [torch.randn(3, 4) * 3, torch.randn(4) * 3]
+cases["clip_grad_norm"] = [
+    clip_case("l2", GRADS, 1.0, 2.0),
+    clip_case("l1", GRADS, 1.0, 1.0),
+    clip_case("inf", GRADS, 1.0, float("inf")),
+    clip_case("no_clip", GRADS, 100.0, 2.0),
+    clip_case("none_grad", [torch.randn(3, 4) * 3, None, torch.randn(4) * 3], 1.0, 2.0),
+]
+
+
+def nonfinite():
+    p0, p1 = torch.zeros(3, requires_grad=True), torch.zeros(2, requires_grad=True)
+    p0.grad = torch.tensor([1.0, float("inf"), 2.0])
+    p1.grad = torch.tensor([0.5, -0.5])
+    torch.nn.utils.clip_grad_norm_([p0, p1], 1.0, error_if_nonfinite=True)
+
+
+cases["clip_grad_norm_nonfinite"] = error(nonfinite)
+
+value_grads = [torch.randn(3, 4), torch.randn(4)]
+value_params = [torch.zeros(g.shape, requires_grad=True) for g in value_grads]
+for p, g in zip(value_params, value_grads):
+    p.grad = g.clone()
+torch.nn.utils.clip_grad_value_(value_params, 0.5)
+cases["clip_grad_value"] = {"grads": [values(g) for g in value_grads], "clip_value": 0.5,
+                            "clipped": [values(p.grad) for p in value_params]}
+
+# ---- checkpoints: a safetensors file written here, by the format's specification ------------------
+# (Debian has no safetensors package; the format is 8 bytes of little-endian header
+# length, a JSON header padded with spaces to 8 bytes, then the raw data.) The C++
+# test reads this file and compares with the values recorded below.
+SAFETENSORS = os.path.join(os.path.dirname(OUT), "python_written.safetensors")
+ST_DTYPES = {torch.float32: "F32", torch.float64: "F64", torch.int64: "I64", torch.int32: "I32",
+             torch.uint8: "U8", torch.bool: "BOOL"}
+
+
+def write_safetensors(path, tensors, metadata):
+    header, data = {}, b""
+    for name in sorted(tensors):
+        t = tensors[name].contiguous()
+        raw = t.numpy().tobytes()  # little-endian on every machine torch runs on here
+        header[name] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape), "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    header["__metadata__"] = metadata
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - len(text) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text + data)
+
+
+st_tensors = {
+    "weight": torch.randn(2, 3),
+    "index": torch.tensor([5, -1, 7], dtype=torch.int64),
+    "scale": torch.tensor(2.5, dtype=torch.float64),
+    "mask": torch.tensor([[True, False], [False, True]]),
+    "bytes": torch.tensor([0, 128, 255], dtype=torch.uint8),
+    "empty": torch.zeros(0, 4),
+}
+write_safetensors(SAFETENSORS, st_tensors, {"format": "pt", "written_by": "tools/oracle/week05.py"})
+cases["python_safetensors"] = {name: values(t.to(torch.float64) if t.dtype == torch.bool else t)
+                               for name, t in st_tensors.items()}
+cases["python_safetensors_dtypes"] = {name: ST_DTYPES[t.dtype] for name, t in st_tensors.items()}
+
+os.makedirs(os.path.dirname(OUT), exist_ok=True)
+with open(OUT, "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)
+print("wrote", OUT, len(cases), "cases")
