@@ -1,0 +1,48 @@
+// Task week05.epoch. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week05.epoch`.
+
+#include <chrono>
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/loss.hpp>
+#include <kindling/no_grad.hpp>
+#include <kindling/ops.hpp>
+#include <kindling/train_loop.hpp>
+
+namespace kindling::train {
+
+/// One epoch of training, the loop of the study notes:
+///
+///     model.train()
+///     for each batch {x, y} of loader (at most max_batches of them, when >= 0):
+///         optimizer.zero_grad()
+///         out = model(prepare(x))
+///         loss = cross_entropy(out, y)             (mean over the batch)
+///         loss.backward()
+///         optimizer.step()
+///         running loss += loss.item() * batch size  (a number: never keep the tensor)
+///         correct += how many rows of out have their arg-max at y
+///         progress(batches done, loader.size(), running statistics), when set
+///
+/// Returns loss = total loss / examples, accuracy = correct / examples, the
+/// counts, and the wall time. The running statistics passed to `progress` are
+/// those of the batches so far, in the same form.
+EpochStats train_epoch(nn::Module& model, data::DataLoader& loader, optim::Optimizer& optimizer, const Prepare& prepare,
+                       const Progress& progress, std::int64_t max_batches) {
+  // BEGIN TASK week05.epoch (replace the stub below with your code)
+  KINDLING_TODO("week05.epoch");
+  // END TASK
+}
+
+/// The model's mean cross-entropy and accuracy over every batch of `loader`:
+/// model.eval() first (Dropout off, BatchNorm on its running statistics), and the
+/// whole pass under NoGradGuard (no graph is recorded, so no memory is kept for a
+/// backward that never comes). The model is left in eval mode; train_epoch puts
+/// it back in training mode.
+EpochStats evaluate(nn::Module& model, data::DataLoader& loader, const Prepare& prepare) {
+  // BEGIN TASK week05.epoch (replace the stub below with your code)
+  KINDLING_TODO("week05.epoch");
+  // END TASK
+}
+
+}  // namespace kindling::train
