@@ -39,7 +39,7 @@ train::Prepare prepare_for(const std::string& kind) {
 
 int main(int argc, char** argv) {
   CLI::App app{"kindling-train: Fashion-MNIST with an MLP and a small CNN, the week-5 loop"};
-  std::string models = "both", data = "subset", out_dir = "build/runs", optimizer = "sgd";
+  std::string models = "both", data = "subset", out_dir = "build/runs", optimizer = "sgd", schedule = "cosine";
   int epochs = 10, workers = 0;
   std::int64_t batch_size = 64;
   double lr = 0.05;
@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
   app.add_option("--batch-size", batch_size, "examples per batch")->check(CLI::PositiveNumber);
   app.add_option("--optimizer", optimizer, "sgd (momentum 0.9) or adam")->check(CLI::IsMember({"sgd", "adam"}));
   app.add_option("--lr", lr, "learning rate (sgd: 0.05; pass about 1e-3 for adam)");
+  app.add_option("--schedule", schedule, "cosine (annealed to 0 over the epochs) or none")
+      ->check(CLI::IsMember({"cosine", "none"}));
   app.add_option("--workers", workers, "DataLoader worker threads")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "manual_seed: the same seed gives the same run");
   app.add_option("--out", out_dir, "where each run's CSV and SVG curves go");
@@ -81,8 +83,8 @@ int main(int argc, char** argv) {
     data::DataLoader train_loader(train_set, train_opts), test_loader(test_set, test_opts);
     const bool tty = isatty(STDOUT_FILENO);
     std::cout << "Fashion-MNIST (" << data << "): " << train_set->size() << " training, " << test_set->size()
-              << " test examples; batch " << batch_size << ", " << optimizer << " lr " << lr << ", seed " << seed
-              << ", " << workers << " workers\n";
+              << " test examples; batch " << batch_size << ", " << optimizer << " lr " << lr << " (" << schedule
+              << "), seed " << seed << ", " << workers << " workers\n";
     fs::create_directories(out_dir);
     for (const std::string kind : {"mlp", "cnn"}) {
       if (models != "both" && models != kind) continue;
@@ -92,6 +94,8 @@ int main(int argc, char** argv) {
         opt = std::make_unique<optim::SGD>(model->parameters(), optim::SGD::Config{.lr = lr, .momentum = 0.9});
       else
         opt = std::make_unique<optim::Adam>(model->parameters(), optim::Adam::Config{.lr = lr});
+      std::unique_ptr<optim::lr_scheduler::CosineAnnealingLR> sched;
+      if (schedule == "cosine") sched = std::make_unique<optim::lr_scheduler::CosineAnnealingLR>(*opt, epochs);
       const auto prepare = prepare_for(kind);
       std::vector<train::CurvePoint> curve;
       for (int e = 1; e <= epochs; ++e) {
@@ -99,6 +103,7 @@ int main(int argc, char** argv) {
         const train::EpochStats tr = train::train_epoch(*model, train_loader, *opt, prepare, std::ref(bar));
         const train::EpochStats te = train::evaluate(*model, test_loader, prepare);
         curve.push_back({e, tr, te});
+        if (sched) sched->step();  // once per epoch, after the optimizer's steps
         std::printf("%s epoch %d: train loss %.4f acc %.2f%% | test loss %.4f acc %.2f%% | %.1f s\n", kind.c_str(), e,
                     tr.loss, 100 * tr.accuracy, te.loss, 100 * te.accuracy, tr.seconds + te.seconds);
         std::fflush(stdout);
