@@ -1,7 +1,9 @@
 // Task week05.adam. The doc comment above each function is its contract; your code
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week05.adam`.
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>

@@ -1,7 +1,9 @@
 // Task week05.adam. The doc comment above each function is its contract; your code
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week05.adam`.
 
+#include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>
@@ -64,19 +66,37 @@ void Adam::step() {
       const auto one_minus_b1 = static_cast<float>(1 - beta1), one_minus_b2 = static_cast<float>(1 - beta2);
       const auto wd = static_cast<float>(weight_decay);
       const auto decay = static_cast<float>(1 - lr * weight_decay);
-      for (std::int64_t i = 0; i < n; ++i) {
-        float gi = maximize ? -g[i] : g[i];
-        if (decoupled_)
-          w[i] = w[i] * decay;
-        else if (weight_decay != 0)
-          gi = gi + wd * w[i];
-        m[i] = m[i] * b1 + one_minus_b1 * gi;
-        v[i] = v[i] * b2 + one_minus_b2 * gi * gi;  // addcmul_: value * t1 * t2
-        float second = v[i];
-        if (vmax) second = vmax[i] = std::max(vmax[i], v[i]);
-        const float denom = std::sqrt(second) / bc2_sqrt + eps;
-        w[i] = w[i] + (-step_size) * m[i] / denom;  // addcdiv_: value * t1 / t2
-      }
+      // Branch-free inner loops on restrict pointers, one per combination of options,
+      // so that the compiler vectorizes them (10M parameters: 24 ms -> see README).
+      float* __restrict wp = w;
+      float* __restrict mp = m;
+      float* __restrict vp = v;
+      float* __restrict xp = vmax;
+      const float* __restrict gp = g;
+      const float sign = maximize ? -1.0f : 1.0f;  // g * -1 is exactly -g
+      if (decoupled_)
+        for (std::int64_t i = 0; i < n; ++i) wp[i] = wp[i] * decay;
+      auto update = [&](auto l2, auto ams) {
+        for (std::int64_t i = 0; i < n; ++i) {
+          float gi = gp[i] * sign;
+          if constexpr (decltype(l2)::value) gi = gi + wd * wp[i];
+          mp[i] = mp[i] * b1 + one_minus_b1 * gi;
+          vp[i] = vp[i] * b2 + one_minus_b2 * gi * gi;  // addcmul_: value * t1 * t2
+          float second = vp[i];
+          if constexpr (decltype(ams)::value) second = xp[i] = std::max(xp[i], second);
+          const float denom = std::sqrt(second) / bc2_sqrt + eps;
+          wp[i] = wp[i] + (-step_size) * mp[i] / denom;  // addcdiv_: value * t1 / t2
+        }
+      };
+      const bool use_l2 = !decoupled_ && weight_decay != 0;
+      if (use_l2 && amsgrad)
+        update(std::true_type{}, std::true_type{});
+      else if (use_l2)
+        update(std::true_type{}, std::false_type{});
+      else if (amsgrad)
+        update(std::false_type{}, std::true_type{});
+      else
+        update(std::false_type{}, std::false_type{});
     }
   }
   ++step_count_;

@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""The week-5 benchmark workloads (grader/bench/week05_bench.cpp) in PyTorch 1.13.
+
+Usage: /usr/bin/python3 tools/bench/week05_torch.py THREADS
+THREADS is Kindling's thread count (the bench's "kindling_threads" counter): PyTorch runs at
+the same count (torch.set_num_threads), and both counts are printed.
+Prints JSON {name: median seconds, "_config": {...}}.
+"""
+import json
+import os
+import sys
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+from week01_torch import median_time  # noqa: E402
+
+
+def train_steps(model, opt, x, y, batch):
+    for start in range(0, x.shape[0] - batch + 1, batch):
+        opt.zero_grad()
+        F.cross_entropy(model(x[start:start + batch]), y[start:start + batch]).backward()
+        opt.step()
+
+
+def mlp_epoch():
+    torch.manual_seed(5)
+    x, y = torch.rand(60000, 784), torch.randint(0, 10, (60000,))
+    model = nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return lambda: train_steps(model, opt, x, y, 64)
+
+
+def cnn_epoch():
+    torch.manual_seed(6)
+    x, y = torch.rand(6400, 1, 28, 28), torch.randint(0, 10, (6400,))
+    model = nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+                          nn.Linear(32 * 7 * 7, 10))
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    return lambda: train_steps(model, opt, x, y, 64)
+
+
+N = 10_000_000
+
+
+def optimizer_step(make):
+    torch.manual_seed(7)
+    p = torch.rand(N, requires_grad=True)
+    p.grad = torch.rand(N)
+    opt = make([p])
+    opt.step()  # creates the state
+    return opt.step
+
+
+def copy():
+    a, b = torch.ones(N), torch.full((N,), 2.0)
+    return lambda: b.copy_(a)
+
+
+def main():
+    threads = int(sys.argv[1]) if len(sys.argv) > 1 else torch.get_num_threads()
+    torch.set_num_threads(threads)
+    results = {
+        "mlp_epoch_60k": median_time(mlp_epoch(), min_time=0.0, repetitions=3),
+        "cnn_epoch_6400": median_time(cnn_epoch(), min_time=0.0, repetitions=3),
+        "copy_10m": median_time(copy()),
+        "sgd_step_10m": median_time(optimizer_step(lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))),
+        "adam_step_10m": median_time(optimizer_step(lambda ps: torch.optim.Adam(ps))),
+        "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()},
+    }
+    json.dump(results, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()
