@@ -16,6 +16,10 @@ generator=()
 command -v ninja > /dev/null && generator=(-G Ninja)
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+# The same compiler as the build: a static library's OpenMP runtime (libgomp or libomp)
+# is the compiler's own.
+compiler=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+[ -n "$compiler" ] && launcher+=(-DCMAKE_CXX_COMPILER="$compiler")
 cmake -S "$src/examples" -B "$tmp/examples" "${generator[@]}" "${launcher[@]}" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/configure.log" 2>&1 || { cat "$tmp/configure.log"; exit 1; }
 cmake --build "$tmp/examples" > "$tmp/build.log" 2>&1 || { cat "$tmp/build.log"; exit 1; }
