@@ -1,6 +1,7 @@
 #pragma once
 // The grader's pieces, as a library so that its logic is unit-tested.
 
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -68,6 +69,10 @@ struct ProcessResult {
   double seconds = 0;
   std::string output;  // stdout and stderr together
 };
+
+/// The process group of the child run_process is waiting for (0: none), for a
+/// signal handler that must stop it (watch mode on Ctrl-C).
+extern volatile std::sig_atomic_t running_child_group;
 
 /// Runs argv[0] with arguments in its own process group, killing the whole group
 /// after `timeout_s`. Output goes to `log` and is read back; `on_line`, when set,

@@ -62,7 +62,9 @@ int main(int argc, char** argv) {
     if (hint->parsed()) {
       const State state = load_state(workspace.state, manifest);
       const std::vector<Task> tasks = select_tasks(manifest, hint_for);
-      const Task* t = hint_for.size() == 1 ? &tasks.front() : first_unpassed(tasks, state);
+      // One task: its next hint. A week (or nothing): the first of its tasks not passed yet.
+      const bool one_task = hint_for.size() == 1 && hint_for[0].find('.') != std::string::npos;
+      const Task* t = one_task ? &tasks.front() : first_unpassed(tasks, state);
       if (hint_for.size() > 1) throw std::invalid_argument("hint takes one task");
       if (!t) {
         std::cout << "Every task has passed: no hint needed.\n";

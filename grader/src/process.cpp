@@ -17,6 +17,8 @@
 
 namespace kindling::grader {
 
+volatile std::sig_atomic_t running_child_group = 0;
+
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log,
                           const std::function<void(const std::string&)>& on_line) {
   ProcessResult r;
@@ -41,6 +43,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     _exit(127);
   }
   setpgid(pid, pid);
+  running_child_group = pid;
   close(out_fd);
   // Streams the log's complete lines to on_line while the process runs.
   std::ifstream follow;
@@ -78,6 +81,7 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (!r.timed_out) kill(-pid, SIGKILL);  // leftovers of the group (threads are gone with the process)
+  running_child_group = 0;
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.timed_out) {
     if (WIFEXITED(status))

@@ -56,20 +56,13 @@ std::string now_utc() {
 
 }  // namespace
 
-void State::merge(const Report& r) {
-  for (const auto& t : r.results) latest[t.task.id] = t;
-}
-
-State load_state(const fs::path& file, const Manifest& m) {
-  State s;
-  const json j = read_json(file);
-  s.tree = j.value("tree", "");
-  if (!j.contains("tasks") || !j["tasks"].is_array()) return s;
-  for (const auto& e : j["tasks"]) {
-    if (!e.is_object()) continue;
+namespace {
+// One task's entry of grade-state.json; a damaged or unknown one is skipped.
+void load_entry(const json& e, const Manifest& m, State& s) {
+  {
     const Task* task = m.find(e.value("id", ""));
     const auto status = status_from(e.value("status", ""));
-    if (!task || !status) continue;  // a task since renamed, or a damaged entry
+    if (!task || !status) return;  // a task since renamed, or a damaged entry
     TaskResult r;
     r.task = *task;
     r.status = *status;
@@ -84,6 +77,27 @@ State load_state(const fs::path& file, const Manifest& m) {
     r.tests_total = e.value("tests_total", 0);
     r.seconds = e.value("seconds", 0.0);
     s.latest[r.task.id] = r;
+  }
+}
+}  // namespace
+
+void State::merge(const Report& r) {
+  for (const auto& t : r.results) latest[t.task.id] = t;
+}
+
+State load_state(const fs::path& file, const Manifest& m) {
+  State s;
+  const json j = read_json(file);
+  if (!j.is_object()) return s;
+  if (j.contains("tree") && j["tree"].is_string()) s.tree = j["tree"].get<std::string>();
+  if (!j.contains("tasks") || !j["tasks"].is_array()) return s;
+  for (const auto& e : j["tasks"]) {
+    if (!e.is_object()) continue;
+    try {
+      load_entry(e, m, s);
+    } catch (const json::exception&) {
+      // a field of the wrong type: that entry is dropped, the rest is kept
+    }
   }
   return s;
 }
@@ -116,8 +130,12 @@ std::vector<HistoryEntry> load_history(const fs::path& file) {
   for (std::string line; std::getline(in, line);) {
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;
-    out.push_back({j.value("time", ""), j.value("score", 0.0), j.value("max_score", 0.0), j.value("passed", 0),
-                   j.value("total", 0)});
+    try {
+      out.push_back({j.value("time", ""), j.value("score", 0.0), j.value("max_score", 0.0), j.value("passed", 0),
+                     j.value("total", 0)});
+    } catch (const json::exception&) {
+      // a field of the wrong type: the line is skipped
+    }
   }
   return out;
 }

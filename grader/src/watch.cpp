@@ -64,14 +64,18 @@ namespace {
 
 // ---- the terminal: keys without Enter, restored however the program ends ---------------------------
 termios saved_termios;
-bool raw_mode = false;
+volatile std::sig_atomic_t raw_mode = 0;
 
 void restore_terminal() {
   if (raw_mode) tcsetattr(STDIN_FILENO, TCSANOW, &saved_termios);
-  raw_mode = false;
+  raw_mode = 0;
 }
 
+// Ctrl-C, Ctrl-\, a closed terminal: stop the build or test that is running (it is in a
+// process group of its own, so the terminal's signal does not reach it), put the
+// terminal back, then die of the same signal. Only async-signal-safe calls here.
 extern "C" void on_signal(int sig) {
+  if (const pid_t child = running_child_group; child > 0) kill(-child, SIGTERM);
   restore_terminal();
   std::signal(sig, SIG_DFL);
   std::raise(sig);
@@ -83,11 +87,9 @@ void enter_raw_mode() {
   raw.c_lflag &= static_cast<tcflag_t>(~(ICANON | ECHO));
   raw.c_cc[VMIN] = 0;
   raw.c_cc[VTIME] = 0;
-  if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0) raw_mode = true;
+  if (tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0) raw_mode = 1;
   std::atexit(restore_terminal);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
-  std::signal(SIGHUP, on_signal);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) std::signal(sig, on_signal);
 }
 
 // ---- what changed on disk ------------------------------------------------------------------------
@@ -264,7 +266,6 @@ int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions&
         // Passed: show where the next task stands straight away.
         if (s.latest.at(task.id).status == Status::Passed)
           if (const Task* next = first_unpassed(tasks, s)) grade({*next});
-        watcher.changed();  // the build's own writes are not the student's
       }
       draw();
     }

@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
     fs::create_directories(out_dir);
     for (const std::string kind : {"mlp", "cnn"}) {
       if (models != "both" && models != kind) continue;
+      // Each model starts from the seed, so that --model cnn repeats the CNN of --model both.
+      manual_seed(seed);
+      shuffle.manual_seed(seed);
       auto model = make_model(kind);
       std::unique_ptr<optim::Optimizer> opt;
       if (optimizer == "sgd")

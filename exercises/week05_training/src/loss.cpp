@@ -6,9 +6,11 @@
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
 #include <kindling/loss.hpp>
+#include <kindling/no_grad.hpp>
 #include <kindling/ops.hpp>
 
 #include "loss_internal.hpp"
+#include "nn_internal.hpp"
 
 namespace kindling::nn::functional {
 
@@ -67,11 +69,36 @@ Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& 
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight,
                             const std::string& reduction) {
   check_same_size(input, target);
-  // PyTorch clamps each log at -100 so that a probability of exactly 0 or 1 gives a finite loss.
-  const Tensor log_x = clamp(log(input), Scalar(-100.0), std::nullopt);
-  const Tensor log_1mx = clamp(log(1.0 - input), Scalar(-100.0), std::nullopt);
-  Tensor loss = -(target * log_x + (1.0 - target) * log_1mx);
-  if (weight.defined()) loss = loss * weight;
+  detail::check_reduction(reduction);
+  // One node, BinaryCrossEntropyBackward0, as in PyTorch: the value clamps each log at
+  // -100 (so that a probability of exactly 0 or 1 gives a finite loss), and the gradient
+  // is PyTorch's (x - t) / max(x (1 - x), 1e-12) times the weight, finite there too. A
+  // composition of log and clamp would give 0/0 at 0 and 1.
+  Tensor loss;
+  {
+    NoGradGuard no_grad;
+    const Tensor log_x = clamp(log(input), Scalar(-100.0), std::nullopt);
+    const Tensor log_1mx = clamp(log(1.0 - input), Scalar(-100.0), std::nullopt);
+    loss = -(target * log_x + (1.0 - target) * log_1mx);
+    if (weight.defined()) loss = loss * weight;
+  }
+  nn::detail::record_function(
+      "BinaryCrossEntropyBackward0", loss, {input, target}, {input, target, weight},
+      [](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
+        const Tensor &x = saved[0], &t = saved[1], &w = saved[2];
+        TensorList grads(2);
+        if (needs[0]) {
+          Tensor g = grad * (x - t) / clamp(x * (1.0 - x), Scalar(1e-12), std::nullopt);
+          grads[0] = w.defined() ? g * w : g;
+        }
+        if (needs[1]) {
+          // d/dt of -(t log x + (1 - t) log(1 - x)) = log(1 - x) - log(x), with the same clamps.
+          Tensor g =
+              grad * (clamp(log(1.0 - x), Scalar(-100.0), std::nullopt) - clamp(log(x), Scalar(-100.0), std::nullopt));
+          grads[1] = w.defined() ? g * w : g;
+        }
+        return grads;
+      });
   return detail::reduce(loss, reduction);
 }
 

@@ -68,6 +68,8 @@ void LRScheduler::step(std::int64_t epoch) {
 // ---- StepLR, MultiStepLR, ExponentialLR ---------------------------------------------------------------------
 StepLR::StepLR(Optimizer& optimizer, std::int64_t step_size, double gamma)
     : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
+  // PyTorch divides by step_size at the first step (ZeroDivisionError); Kindling refuses at once.
+  KINDLING_CHECK_AS(ValueError, step_size > 0, "step_size must be a positive number of epochs, got ", step_size);
   initial_step();
 }
 

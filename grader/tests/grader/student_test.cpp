@@ -1,6 +1,7 @@
 // The student's loop: stub fallback parsing, the remembered state, history and
 // hints, the HTML report, and build progress streamed from a running process.
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -140,6 +141,16 @@ TEST(GraderState, ACorruptOrMissingFileIsAnEmptyStateNotAnError) {
   const State s = load_state(dir.path / "odd.json", m);
   ASSERT_EQ(s.latest.size(), 1u);
   EXPECT_EQ(s.latest.at("week01.reshape").message, "m");
+  // Valid JSON of the wrong shape, and fields of the wrong type, are not fatal either.
+  for (const char* text : {"null", "[]", "7", R"({"tree": 3, "tasks": {}})"}) {
+    std::ofstream(dir.path / "shape.json") << text;
+    EXPECT_TRUE(load_state(dir.path / "shape.json", m).latest.empty()) << text;
+  }
+  std::ofstream(dir.path / "types.json") << R"({"tasks": [{"id": "week01.view", "status": "passed", "points": "ten"},
+                      {"id": "week01.reshape", "status": "failed", "message": "kept"}]})";
+  const State t = load_state(dir.path / "types.json", m);
+  ASSERT_EQ(t.latest.size(), 1u);
+  EXPECT_EQ(t.latest.at("week01.reshape").message, "kept");
 }
 
 TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
@@ -155,7 +166,7 @@ TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
   EXPECT_EQ(e.passed, 1);
   EXPECT_EQ(e.total, 2);
   append_history(dir.path / "h.jsonl", e);
-  { std::ofstream(dir.path / "h.jsonl", std::ios::app) << "not json\n"; }
+  { std::ofstream(dir.path / "h.jsonl", std::ios::app) << "not json\n[1]\n{\"score\": \"high\"}\n"; }
   append_history(dir.path / "h.jsonl", e);
   const auto h = load_history(dir.path / "h.jsonl");
   ASSERT_EQ(h.size(), 2u);
@@ -214,10 +225,17 @@ TEST(GraderHtml, RendersEveryTaskWithItsStatusAndEscapesMessages) {
 TEST(GraderProcess, StreamsEachLineWhileTheProcessRuns) {
   TempDir dir;
   std::vector<std::string> lines;
+  std::vector<std::chrono::steady_clock::time_point> when;
   const ProcessResult r =
-      run_process({"/bin/sh", "-c", "printf '[1/3] a\\n[2/3] b\\n'; sleep 0.2; printf '[3/3] c\\nno newline'"}, 10,
-                  dir.path / "log", [&](const std::string& l) { lines.push_back(l); });
+      run_process({"/bin/sh", "-c", "printf '[1/3] a\\n[2/3] b\\n'; sleep 0.5; printf '[3/3] c\\nno newline'"}, 10,
+                  dir.path / "log", [&](const std::string& l) {
+                    lines.push_back(l);
+                    when.push_back(std::chrono::steady_clock::now());
+                  });
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(lines, (std::vector<std::string>{"[1/3] a", "[2/3] b", "[3/3] c"}));
+  // The first two lines came while the process was still sleeping, not at its end.
+  ASSERT_EQ(when.size(), 3u);
+  EXPECT_GT(when[2] - when[1], std::chrono::milliseconds(300));
   EXPECT_EQ(r.output, "[1/3] a\n[2/3] b\n[3/3] c\nno newline");
 }

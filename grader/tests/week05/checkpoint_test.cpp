@@ -199,6 +199,20 @@ TEST(week05_checkpoint, RandomBytesAndHostileHeadersAreRefused) {
                                   "f", false);
       },
       "f: tensor 'b': its data offsets overlap another's or leave a gap");
+  // A size whose product with the element size wraps to 0 mod 2^64, beside a real tensor:
+  // it must not pass for an empty one.
+  expect_error<CheckpointError>(
+      [&] {
+        serialize::detail::decode(file(R"({"a":{"dtype":"U8","shape":[3],"data_offsets":[0,3]},)"
+                                       R"("b":{"dtype":"F32","shape":[4611686018427387904],"data_offsets":[3,3]}})",
+                                       "xxx"),
+                                  "f", false);
+      },
+      "f: tensor 'b': shape [4611686018427387904] needs more bytes than the file holds");
+  // A size that does not fit in int64 must not become negative.
+  EXPECT_THROW(serialize::detail::decode(
+                   file(R"({"a":{"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,0]}})", ""), "f", false),
+               CheckpointError);
   // A size so large that numel * 4 would overflow 64 bits.
   EXPECT_THROW(
       serialize::detail::decode(
@@ -208,8 +222,8 @@ TEST(week05_checkpoint, RandomBytesAndHostileHeadersAreRefused) {
 
 TEST(week05_checkpoint, AProcessKilledMidSaveLeavesTheLastCompleteFile) {
   // Children write versions 1, 2, 3, ... of a 4 MiB checkpoint as fast as they can;
-  // the parent kills each at a random moment. The file must then load, and hold
-  // one complete version (every element equal).
+  // once a child has completed a save, the parent kills it at a random moment. The
+  // file must then load, and hold one complete version (every element equal).
   TempDir dir;
   const fs::path path = dir.path / "ckpt.safetensors";
   save_file(path, FileContents{{{"x", full({1 << 20}, Scalar(0.0f))}}, {{"version", "0"}}});
@@ -219,13 +233,29 @@ TEST(week05_checkpoint, AProcessKilledMidSaveLeavesTheLastCompleteFile) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      for (int v = 1;; ++v) {
-        const int version = round * 100000 + v;
-        save_file(path, FileContents{{{"x", full({1 << 20}, Scalar(static_cast<float>(version)))}},
-                                     {{"version", std::to_string(version)}}});
+      try {
+        for (int v = 1;; ++v) {
+          const int version = (round + 1) * 100000 + v;
+          save_file(path, FileContents{{{"x", full({1 << 20}, Scalar(static_cast<float>(version)))}},
+                                       {{"version", std::to_string(version)}}});
+        }
+      } catch (...) {
+        _exit(3);  // never return into the test runner from a forked child
       }
     }
-    std::this_thread::sleep_for(std::chrono::microseconds(2000 + rng() % 60000));
+    // Wait (up to 20 s) until this child has completed one save, then let it run a
+    // random while longer: kills land in the middle of later saves.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      try {
+        if (std::stoi(load_file(path).metadata.at("version")) > (round + 1) * 100000) break;
+      } catch (const CheckpointError&) {
+        ADD_FAILURE() << "round " << round << ": a reader saw a damaged file while a save was running";
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(rng() % 20000));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
@@ -234,9 +264,11 @@ TEST(week05_checkpoint, AProcessKilledMidSaveLeavesTheLastCompleteFile) {
     const int version = std::stoi(c.metadata.at("version"));
     const auto x = c.tensors.at("x").to_vector<float>();
     for (float e : x) ASSERT_EQ(e, static_cast<float>(version)) << "round " << round << ": a mixed file";
+    EXPECT_GT(version, (round + 1) * 100000) << "round " << round << ": this child's saves never completed";
+    ASSERT_FALSE(WIFEXITED(status) && WEXITSTATUS(status) == 3) << "round " << round << ": the child's save threw";
     last_seen = version;
   }
-  EXPECT_GT(last_seen, 0) << "no child ever completed a save";
+  EXPECT_GT(last_seen, 0);
 }
 
 TEST(week05_checkpoint, AnUnwritableFolderIsAClearError) {

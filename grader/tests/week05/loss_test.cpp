@@ -164,6 +164,19 @@ TEST(week05_cross_entropy, Errors) {
 TEST(EngineLosses, RegressionLosses) { check_losses({"mse_", "l1_", "smooth_l1_", "huber_"}); }
 TEST(EngineLosses, BinaryCrossEntropy) { check_losses({"bce_", "huge_bce_"}); }
 
+TEST(EngineLosses, BinaryCrossEntropyAtExactlyZeroAndOneHasPyTorchsFiniteGradient) {
+  // PyTorch's gradient is (x - t) / max(x (1 - x), 1e-12): 0 where x equals t, even at 0 and 1.
+  const Tensor x = tensor({0.0f, 1.0f, 0.5f}).requires_grad_();
+  const Tensor t = tensor({0.0f, 1.0f, 1.0f});
+  const Tensor loss = F::binary_cross_entropy(x, t);
+  EXPECT_NEAR(loss.item<float>(), std::log(2.0) / 3, 1e-6);
+  loss.backward();
+  const auto g = x.grad().to_vector<float>();
+  EXPECT_EQ(g[0], 0.0f);
+  EXPECT_EQ(g[1], 0.0f);
+  EXPECT_NEAR(g[2], -2.0 / 3, 1e-6);
+}
+
 TEST(EngineLosses, SizeErrors) {
   const auto& e = oracle_json("loss_errors");
   expect_error_json([] { F::binary_cross_entropy(full({2, 3}, 0.5), full({3, 2}, 0.5)); }, e.at("bce_target_size"));

@@ -83,6 +83,13 @@ std::vector<double> oracle_lrs(const std::string& name) {
   return {};
 }
 
+// An optimizer that only counts its steps: the schedule tests must not depend on
+// the week05.sgd task.
+struct CountingOptimizer : Optimizer {
+  explicit CountingOptimizer(const Tensor& p) : Optimizer(Options().set("lr", 0.1)) { add_param_group({{p}, {}}); }
+  void update() override {}
+};
+
 // Steps `make`'s schedule 100 times (optimizer.step() first) and compares every rate.
 template <class Make>
 void check_schedule(const std::string& name, Make make) {
@@ -90,7 +97,7 @@ void check_schedule(const std::string& name, Make make) {
   const std::vector<double> want = oracle_lrs(name);
   ASSERT_EQ(want.size(), 101u);
   const Tensor p = zeros({1}).requires_grad_();
-  SGD opt({p}, SGD::Config{.lr = 0.1});
+  CountingOptimizer opt(p);
   auto sched = make(opt);
   EXPECT_NEAR(opt.param_groups()[0].options["lr"], want[0], 1e-12 + 1e-9 * std::abs(want[0])) << "epoch 0";
   for (std::size_t s = 1; s < want.size(); ++s) {

@@ -84,9 +84,11 @@ Header parse_header(const std::string& header, const std::string& name) {
     e.dtype = *dtype;
     if (!v["shape"].is_array()) throw error(what + "the shape must be a list of sizes >= 0");
     for (const auto& s : v["shape"]) {
-      if (!s.is_number_unsigned() && !(s.is_number_integer() && s.get<std::int64_t>() >= 0))
+      // Sizes up to 2^62: a larger one cannot be a tensor, and must not turn negative.
+      if (!s.is_number_integer() ||
+          (s.is_number_unsigned() ? s.get<std::uint64_t>() > (1ULL << 62) : s.get<std::int64_t>() < 0))
         throw error(what + "the shape must be a list of sizes >= 0");
-      e.shape.push_back(s.get<std::int64_t>());
+      e.shape.push_back(static_cast<std::int64_t>(s.get<std::uint64_t>()));
     }
     const auto& off = v["data_offsets"];
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned() ||
@@ -181,39 +183,68 @@ void save_checkpoint(const std::filesystem::path& path, nn::Module& model, optim
 std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& path, nn::Module& model,
                                                    optim::Optimizer* optimizer) {
   const FileContents c = load_file(path);
+  auto damaged = [&](const std::string& what) { return CheckpointError(path.string() + ": " + what); };
+  // The optimizer's part is read and checked completely before anything changes, so
+  // that a file that does not fit leaves model and optimizer as they were.
+  struct Staged {
+    std::map<std::string, double> options;
+    std::vector<std::pair<std::map<std::string, Tensor>, double>> params;  // buffers, step
+  };
+  std::vector<Staged> staged;
+  if (optimizer) {
+    const auto it = c.metadata.find("optimizer.param_groups");
+    if (it == c.metadata.end()) throw damaged("holds no optimizer state");
+    const nlohmann::json groups = nlohmann::json::parse(it->second, nullptr, false);
+    auto& mine = optimizer->param_groups();
+    if (groups.is_discarded() || !groups.is_array() || groups.size() != mine.size())
+      throw damaged("the optimizer state has " + (groups.is_array() ? std::to_string(groups.size()) : "no") +
+                    " parameter groups, the optimizer " + std::to_string(mine.size()));
+    std::size_t index = 0;
+    try {
+      for (std::size_t gi = 0; gi < mine.size(); ++gi) {
+        const nlohmann::json& g = groups[gi];
+        if (!g.is_object() || !g.contains("params") || !g["params"].is_array() ||
+            g["params"].size() != mine[gi].params.size())
+          throw damaged(
+              "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
+        Staged st;
+        if (g.contains("options"))
+          for (const auto& [k, v] : g["options"].items()) st.options[k] = v.get<double>();
+        for (const auto& p : mine[gi].params) {
+          const std::string prefix = "optimizer." + std::to_string(index) + ".";
+          std::map<std::string, Tensor> buffers;
+          for (const auto& [name, t] : c.tensors)
+            if (name.rfind(prefix, 0) == 0) {
+              if (t.sizes().vec() != p.sizes().vec() || t.dtype() != p.dtype())
+                throw damaged("the optimizer buffer '" + name + "' has shape " + detail::shape_text(t.sizes().vec()) +
+                              ", its parameter " + detail::shape_text(p.sizes().vec()));
+              buffers[name.substr(prefix.size())] = t.clone();
+            }
+          double step = 0;
+          if (const auto s = c.metadata.find(prefix + "step"); s != c.metadata.end()) step = std::stod(s->second);
+          st.params.emplace_back(std::move(buffers), step);
+          ++index;
+        }
+        staged.push_back(std::move(st));
+      }
+    } catch (const CheckpointError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw damaged(std::string("the optimizer state is damaged (") + e.what() + ")");
+    }
+  }
   nn::StateDict sd;
   for (const auto& [name, t] : c.tensors)
     if (name.rfind("model.", 0) == 0) sd.insert(name.substr(6), t);
   model.load_state_dict(sd, /*strict=*/true);
   if (optimizer) {
-    const auto it = c.metadata.find("optimizer.param_groups");
-    if (it == c.metadata.end()) throw CheckpointError(path.string() + ": holds no optimizer state");
-    const nlohmann::json groups = nlohmann::json::parse(it->second, nullptr, false);
     auto& mine = optimizer->param_groups();
-    if (groups.is_discarded() || !groups.is_array() || groups.size() != mine.size())
-      throw CheckpointError(path.string() + ": the optimizer state has " +
-                            (groups.is_array() ? std::to_string(groups.size()) : std::string("no")) +
-                            " parameter groups, the optimizer " + std::to_string(mine.size()));
-    std::size_t index = 0;
     for (std::size_t gi = 0; gi < mine.size(); ++gi) {
-      if (!groups[gi].contains("params") || groups[gi]["params"].size() != mine[gi].params.size())
-        throw CheckpointError(path.string() +
-                              ": loaded state dict contains a parameter group that doesn't match the size of "
-                              "optimizer's group");
-      for (const auto& [k, v] : groups[gi]["options"].items()) mine[gi].options.set(k, v.get<double>());
-      for (const auto& p : mine[gi].params) {
-        optim::ParamState& st = optimizer->state(p);
-        const std::string prefix = "optimizer." + std::to_string(index) + ".";
-        for (const auto& [name, t] : c.tensors)
-          if (name.rfind(prefix, 0) == 0) {
-            if (t.sizes().vec() != p.sizes().vec())
-              throw CheckpointError(path.string() + ": the optimizer buffer '" + name + "' has shape " +
-                                    detail::shape_text(t.sizes().vec()) + ", its parameter " +
-                                    detail::shape_text(p.sizes().vec()));
-            st.buffers[name.substr(prefix.size())] = t.clone();
-          }
-        if (const auto s = c.metadata.find(prefix + "step"); s != c.metadata.end()) st.step = std::stod(s->second);
-        ++index;
+      for (const auto& [k, v] : staged[gi].options) mine[gi].options.set(k, v);
+      for (std::size_t pi = 0; pi < mine[gi].params.size(); ++pi) {
+        optim::ParamState& st = optimizer->state(mine[gi].params[pi]);
+        st.buffers = staged[gi].params[pi].first;
+        st.step = staged[gi].params[pi].second;
       }
     }
   }

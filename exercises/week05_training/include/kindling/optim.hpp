@@ -49,8 +49,12 @@ class Optimizer {
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
-  /// One update of every parameter that has a gradient.
-  virtual void step() = 0;
+  /// One update of every parameter that has a gradient (update()), counted, as
+  /// PyTorch counts optimizer steps for the schedulers' order warning.
+  void step() {
+    update();
+    ++step_count_;
+  }
   /// Clears every parameter's gradient: undefined when `set_to_none`, else zeroed in
   /// place (PyTorch 1.13's default is set_to_none=False).
   void zero_grad(bool set_to_none = false);
@@ -72,6 +76,8 @@ class Optimizer {
  protected:
   /// An optimizer whose groups default to `defaults`.
   explicit Optimizer(Options defaults) : defaults_(std::move(defaults)) {}
+  /// The update rule itself: each optimizer's own.
+  virtual void update() = 0;
   Options defaults_;                         ///< the options a group gets when it sets none
   std::vector<ParamGroup> groups_;           ///< the parameter groups, in order
   std::map<const void*, ParamState> state_;  ///< keyed by the parameter's TensorImpl
@@ -97,11 +103,13 @@ class SGD : public Optimizer {
   SGD(std::vector<Tensor> params, Config config);
   /// Several groups; each group's options override `config`'s.
   SGD(std::vector<ParamGroup> groups, Config config);
+
+ protected:
   /// For each parameter p with gradient g (task week05.sgd):
   /// g = -g if maximize; g += weight_decay * p; with momentum, buf = g on the first
   /// step and buf = momentum * buf + (1 - dampening) * g after; g = g + momentum * buf
   /// (nesterov) or g = buf; then p -= lr * g.
-  void step() override;
+  void update() override;
 };
 
 /// torch.optim.Adam and, with `decoupled_weight_decay`, torch.optim.AdamW.
@@ -123,10 +131,10 @@ class Adam : public Optimizer {
   Adam(std::vector<Tensor> params, Config config);
   /// Several groups; each group's options override `config`'s.
   Adam(std::vector<ParamGroup> groups, Config config);
-  /// PyTorch 1.13's single-tensor Adam (or AdamW) update (task week05.adam).
-  void step() override;
 
  protected:
+  /// PyTorch 1.13's single-tensor Adam (or AdamW) update (task week05.adam).
+  void update() override;
   /// For AdamW: weight decay multiplies the parameter by (1 - lr * weight_decay)
   /// instead of being added to the gradient.
   Adam(std::vector<ParamGroup> groups, Config config, bool decoupled);

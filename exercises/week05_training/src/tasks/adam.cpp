@@ -32,7 +32,8 @@ namespace kindling::optim {
 ///
 /// The tensors are updated elementwise in float arithmetic, without autograd
 /// recording (detail::floats gives a float32 tensor's contiguous data).
-void Adam::step() {
+/// Optimizer::step() calls this and counts the step.
+void Adam::update() {
   // BEGIN TASK week05.adam (replace the stub below with your code)
   KINDLING_TODO("week05.adam");
   // END TASK

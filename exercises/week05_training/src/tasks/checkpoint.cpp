@@ -20,7 +20,8 @@ namespace kindling::serialize {
 /// to `path` (same folder, so that rename stays on one file system; a name such
 /// as ".<filename>.tmp.<pid>"), write every byte (write() may write fewer than
 /// asked: loop), fsync it, close it, rename() it over `path`, then open the folder
-/// and fsync it too, so that the rename itself is on disk. A reader, or a process
+/// and fsync it too, so that the rename itself is on disk (best effort: a folder
+/// that cannot be opened or synced is not an error, as some file systems refuse). A reader, or a process
 /// killed at any instant, sees either the old file or the new one, never a mix.
 /// On any failure: remove the temporary file and throw
 /// CheckpointError("<path>: cannot write: <strerror(errno)>").

@@ -15,8 +15,9 @@ namespace kindling::nn::utils {
 
 /// clip_grad_norm_, as PyTorch 1.13 computes it. Only parameters whose gradient is
 /// defined take part; with none, return a 0-d float32 zero and change nothing.
-/// 1. Each gradient's own norm: (sum |g|^q)^(1/q) for q = norm_type, or max |g| for
-///    q = infinity; accumulate in double, then round the result to float.
+/// 1. Each gradient's own norm: (sum |g|^q)^(1/q) for q = norm_type; max |g| for
+///    q = infinity, min |g| for -infinity, the count of non-zeros for q = 0;
+///    accumulate in double, then round the result to float.
 /// 2. The total norm: the same norm of the list of per-gradient norms (again in
 ///    double, rounded to float).
 /// 3. With error_if_nonfinite and a NaN or infinite total, throw kindling::Error

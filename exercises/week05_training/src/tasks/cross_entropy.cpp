@@ -31,11 +31,14 @@ Tensor stable_log_softmax(const Tensor& x, std::int64_t dim) {
 ///   the target is ignored, and then: summed ("sum"), kept ("none"), or for "mean"
 ///   divided by the sum of weight[target] over the targets kept (with a weight) or
 ///   averaged over the targets kept (without).
-/// - **probability targets** (floating, input's shape): with label smoothing the
+/// - **probability targets** (a target of input's very shape; it must be floating:
+///   "Expected floating point type for target with class probabilities, got Long"):
+///   with label smoothing the
 ///   target first becomes (1 - e) target + e / C; the loss is
 ///   -sum over classes of logp * target * weight; "mean" divides the total by the
 ///   number of rows (input.numel() / C).
-/// Errors (check_targets does them for index targets): PyTorch's texts.
+/// Which kind a target is follows from its shape, as in PyTorch: input's shape means
+/// probabilities, anything else class indices (whose errors nll_loss reports).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options) {
   // BEGIN TASK week05.cross_entropy (replace the stub below with your code)
   KINDLING_TODO("week05.cross_entropy");

@@ -19,8 +19,9 @@ namespace kindling::nn::functional {
 /// means max(target) + 1. Errors (kindling::Error), checked in this order:
 /// a target that is not int64: "one_hot is only applicable to index tensor.";
 /// an empty target with num_classes -1: "Can not infer total number of classes
-/// from empty tensor."; a negative value: "Class values must be non-negative.";
-/// a value >= num_classes: "Class values must be smaller than num_classes.".
+/// from empty tensor."; then the smallest value negative: "Class values must be
+/// non-negative."; then the largest >= num_classes: "Class values must be smaller
+/// than num_classes.".
 Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
   // BEGIN TASK week05.one_hot_nll (replace the stub below with your code)
   KINDLING_TODO("week05.one_hot_nll");

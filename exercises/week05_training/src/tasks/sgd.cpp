@@ -26,8 +26,9 @@ namespace kindling::optim {
 /// The momentum buffer lives in state(p).buffers["momentum_buffer"] (create it with
 /// clone, the first time). Parameters without a gradient are skipped. The update is
 /// not recorded by autograd: write into the parameters' memory directly
-/// (detail::floats(t) gives a float32 tensor's contiguous data).
-void SGD::step() {
+/// (detail::floats(t) gives a float32 tensor's contiguous data). Optimizer::step()
+/// calls this and counts the step.
+void SGD::update() {
   // BEGIN TASK week05.sgd (replace the stub below with your code)
   KINDLING_TODO("week05.sgd");
   // END TASK

@@ -37,7 +37,8 @@ struct FileContents {
 std::string encode(const FileContents& contents);
 
 /// Writes `bytes` to `path` atomically: into a temporary file in the same folder,
-/// flushed to disk (fsync), then renamed over `path`, and the folder synced, so
+/// flushed to disk (fsync), then renamed over `path`, and the folder synced (best
+/// effort), so
 /// that at every moment `path` is either the old file or the new one, complete.
 /// Throws CheckpointError ("<path>: cannot write: <reason>") and removes the
 /// temporary file when anything fails. (Task week05.checkpoint.)

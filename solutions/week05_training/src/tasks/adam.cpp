@@ -32,7 +32,8 @@ namespace kindling::optim {
 ///
 /// The tensors are updated elementwise in float arithmetic, without autograd
 /// recording (detail::floats gives a float32 tensor's contiguous data).
-void Adam::step() {
+/// Optimizer::step() calls this and counts the step.
+void Adam::update() {
   // BEGIN SOLUTION week05.adam
   for (auto& group : groups_) {
     const double lr = group.options["lr"];
@@ -99,7 +100,6 @@ void Adam::step() {
         update(std::false_type{}, std::false_type{});
     }
   }
-  ++step_count_;
   // END SOLUTION
 }
 

@@ -20,7 +20,8 @@ namespace kindling::serialize {
 /// to `path` (same folder, so that rename stays on one file system; a name such
 /// as ".<filename>.tmp.<pid>"), write every byte (write() may write fewer than
 /// asked: loop), fsync it, close it, rename() it over `path`, then open the folder
-/// and fsync it too, so that the rename itself is on disk. A reader, or a process
+/// and fsync it too, so that the rename itself is on disk (best effort: a folder
+/// that cannot be opened or synced is not an error, as some file systems refuse). A reader, or a process
 /// killed at any instant, sees either the old file or the new one, never a mix.
 /// On any failure: remove the temporary file and throw
 /// CheckpointError("<path>: cannot write: <strerror(errno)>").
@@ -111,15 +112,26 @@ FileContents decode(const std::string& bytes, const std::string& name, bool requ
     if (e->begin != at) throw error("tensor '" + e->name + "': its data offsets overlap another's or leave a gap");
     if (e->end > data.size())
       throw error("tensor '" + e->name + "': its data runs past the end of the file (truncated?)");
-    std::uint64_t numel = 1;  // with a guard: a damaged size must not overflow the product
+    // The byte count, with a guard: a damaged size must not overflow the product (a
+    // wrapped product could pass for a small tensor). Any zero size makes it 0; a
+    // product beyond 2^62 bytes cannot be right whatever else the shape says.
+    bool zero = false, too_big = false;
+    std::uint64_t bytes_needed = element_size(e->dtype);
     for (const std::int64_t s : e->shape) {
-      if (s != 0 && numel > data.size() / static_cast<std::uint64_t>(s)) numel = data.size() + 1;
-      numel = std::min<std::uint64_t>(numel * static_cast<std::uint64_t>(s), data.size() + 1);
+      const auto u = static_cast<std::uint64_t>(s);
+      if (u == 0)
+        zero = true;
+      else if (bytes_needed > (std::uint64_t{1} << 62) / u)  // far beyond any file
+        too_big = true;
+      else
+        bytes_needed *= u;
     }
-    if (numel * element_size(e->dtype) != e->end - e->begin)
-      throw error("tensor '" + e->name + "': shape " + shape_text(e->shape) + " needs " +
-                  std::to_string(numel * element_size(e->dtype)) + " bytes, its offsets give " +
-                  std::to_string(e->end - e->begin));
+    if (zero) bytes_needed = 0;
+    if (too_big && !zero)
+      throw error("tensor '" + e->name + "': shape " + shape_text(e->shape) + " needs more bytes than the file holds");
+    if (bytes_needed != e->end - e->begin)
+      throw error("tensor '" + e->name + "': shape " + shape_text(e->shape) + " needs " + std::to_string(bytes_needed) +
+                  " bytes, its offsets give " + std::to_string(e->end - e->begin));
     at = e->end;
   }
   if (at != data.size()) throw error("the data section has " + std::to_string(data.size() - at) + " unused bytes");

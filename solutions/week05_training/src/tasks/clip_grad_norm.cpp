@@ -15,8 +15,9 @@ namespace kindling::nn::utils {
 
 /// clip_grad_norm_, as PyTorch 1.13 computes it. Only parameters whose gradient is
 /// defined take part; with none, return a 0-d float32 zero and change nothing.
-/// 1. Each gradient's own norm: (sum |g|^q)^(1/q) for q = norm_type, or max |g| for
-///    q = infinity; accumulate in double, then round the result to float.
+/// 1. Each gradient's own norm: (sum |g|^q)^(1/q) for q = norm_type; max |g| for
+///    q = infinity, min |g| for -infinity, the count of non-zeros for q = 0;
+///    accumulate in double, then round the result to float.
 /// 2. The total norm: the same norm of the list of per-gradient norms (again in
 ///    double, rounded to float).
 /// 3. With error_if_nonfinite and a NaN or infinite total, throw kindling::Error
@@ -33,15 +34,26 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   for (const Tensor& p : params)
     if (p.grad().defined()) grads.push_back(p.grad());
   if (grads.empty()) return zeros({}, TensorOptions().dtype(kFloat32));
-  const bool inf = std::isinf(norm_type);
+  // q = +inf: the largest |g|; q = -inf: the smallest; q = 0: how many are not zero.
+  const bool pos_inf = std::isinf(norm_type) && norm_type > 0, neg_inf = std::isinf(norm_type) && norm_type < 0;
   auto norm = [&](const float* x, std::int64_t n) {
-    double acc = 0;
+    double acc = neg_inf ? std::numeric_limits<double>::infinity() : 0.0;
     for (std::int64_t i = 0; i < n; ++i) {
       const double a = std::abs(static_cast<double>(x[i]));
-      acc = inf ? std::max(acc, a) : acc + std::pow(a, norm_type);
+      if (pos_inf)
+        acc = std::max(acc, a);
+      else if (neg_inf)
+        acc = std::min(acc, a);
+      else if (norm_type == 0)
+        acc += a != 0 ? 1 : 0;
+      else
+        acc += std::pow(a, norm_type);
     }
-    return static_cast<float>(inf ? acc : std::pow(acc, 1.0 / norm_type));
+    const bool plain = pos_inf || neg_inf || norm_type == 0;
+    return static_cast<float>(plain ? acc : std::pow(acc, 1.0 / norm_type));
   };
+  for (const Tensor& g : grads)  // checked before any gradient changes
+    KINDLING_CHECK(g.is_contiguous(), "clip_grad_norm_: gradients must be contiguous");
   std::vector<float> norms;
   for (const Tensor& g : grads) {
     const Tensor c = g.contiguous();
@@ -49,12 +61,13 @@ Tensor clip_grad_norm_(const std::vector<Tensor>& params, double max_norm, doubl
   }
   const float total = norm(norms.data(), static_cast<std::int64_t>(norms.size()));
   KINDLING_CHECK(!error_if_nonfinite || std::isfinite(total), "The total norm of order ",
-                 inf ? std::string("inf") : detail::py_float_repr(norm_type),
+                 pos_inf   ? std::string("inf")
+                 : neg_inf ? std::string("-inf")
+                           : detail::py_float_repr(norm_type),
                  " for gradients from `parameters` is non-finite, so it cannot be clipped. To disable this error and "
                  "scale the gradients by the non-finite norm anyway, set `error_if_nonfinite=False`");
   const float coef = std::min(static_cast<float>(max_norm) / (total + 1e-6f), 1.0f);
   for (const Tensor& g : grads) {
-    KINDLING_CHECK(g.is_contiguous(), "clip_grad_norm_: gradients must be contiguous");
     float* x = optim::detail::floats(g);
     for (std::int64_t i = 0; i < g.numel(); ++i) x[i] = x[i] * coef;
   }

@@ -19,8 +19,9 @@ namespace kindling::nn::functional {
 /// means max(target) + 1. Errors (kindling::Error), checked in this order:
 /// a target that is not int64: "one_hot is only applicable to index tensor.";
 /// an empty target with num_classes -1: "Can not infer total number of classes
-/// from empty tensor."; a negative value: "Class values must be non-negative.";
-/// a value >= num_classes: "Class values must be smaller than num_classes.".
+/// from empty tensor."; then the smallest value negative: "Class values must be
+/// non-negative."; then the largest >= num_classes: "Class values must be smaller
+/// than num_classes.".
 Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
   // BEGIN SOLUTION week05.one_hot_nll
   KINDLING_CHECK(target.scalar_type() == kInt64, "one_hot is only applicable to index tensor.");
@@ -29,9 +30,10 @@ Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
     KINDLING_CHECK(!t.empty(), "Can not infer total number of classes from empty tensor.");
     num_classes = *std::max_element(t.begin(), t.end()) + 1;
   }
-  for (const std::int64_t v : t) {
-    KINDLING_CHECK(v >= 0, "Class values must be non-negative.");
-    KINDLING_CHECK(v < num_classes, "Class values must be smaller than num_classes.");
+  if (!t.empty()) {  // the smallest value first, then the largest, as PyTorch checks them
+    KINDLING_CHECK(*std::min_element(t.begin(), t.end()) >= 0, "Class values must be non-negative.");
+    KINDLING_CHECK(*std::max_element(t.begin(), t.end()) < num_classes,
+                   "Class values must be smaller than num_classes.");
   }
   Shape shape = target.sizes().vec();
   shape.push_back(num_classes);
