@@ -21,7 +21,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-flags=(--headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$work/profile")
+flags=(--headless --no-sandbox --disable-gpu --disable-dev-shm-usage --no-first-run --user-data-dir="$work/profile")
 timeout 120 "$browser" "${flags[@]}" --dump-dom "file://$(realpath "$html")" > "$work/dom.html" 2> "$work/chromium.log" || {
   cat "$work/chromium.log"
   echo "html_report: Chromium could not load the page"
