@@ -225,7 +225,8 @@ def grad_at(t, k, p):
                         dtype=torch.float32).reshape(p.shape)
 
 
-OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW}
+OPTIMIZERS = {"SGD": torch.optim.SGD, "Adam": torch.optim.Adam, "AdamW": torch.optim.AdamW,
+              "RMSprop": torch.optim.RMSprop, "Adagrad": torch.optim.Adagrad}
 optim_configs = [
     ("sgd", "SGD", [({"lr": 0.1}, [0, 1])]),
     ("sgd_momentum", "SGD", [({"lr": 0.1, "momentum": 0.9}, [0, 1])]),
@@ -242,6 +243,14 @@ optim_configs = [
     ("adam_two_groups", "Adam", [({"lr": 0.01, "betas": [0.9, 0.999]}, [0]), ({"lr": 0.05, "betas": [0.5, 0.9]}, [1])]),
     ("adamw", "AdamW", [({"lr": 0.01, "weight_decay": 0.1}, [0, 1])]),
     ("adamw_amsgrad", "AdamW", [({"lr": 0.01, "amsgrad": True, "weight_decay": 0.05}, [0, 1])]),
+    ("rmsprop", "RMSprop", [({"lr": 0.01}, [0, 1])]),
+    ("rmsprop_momentum_centered", "RMSprop", [({"lr": 0.01, "momentum": 0.9, "centered": True}, [0, 1])]),
+    ("rmsprop_alpha_weight_decay", "RMSprop", [({"lr": 0.01, "alpha": 0.9, "weight_decay": 0.1, "eps": 1e-6}, [0, 1])]),
+    ("rmsprop_maximize", "RMSprop", [({"lr": 0.01, "maximize": True}, [0, 1])]),
+    ("adagrad", "Adagrad", [({"lr": 0.1}, [0, 1])]),
+    ("adagrad_decay_init", "Adagrad", [({"lr": 0.1, "lr_decay": 0.01, "weight_decay": 0.05,
+                                         "initial_accumulator_value": 0.1}, [0, 1])]),
+    ("adagrad_maximize", "Adagrad", [({"lr": 0.1, "maximize": True}, [0, 1])]),
 ]
 optim = []
 for name, kind, groups in optim_configs:

@@ -1,9 +1,11 @@
 // The optimizers' common part: options, parameter groups, state, zero_grad and
 // the constructors' argument checks (PyTorch 1.13's texts), and clip_grad_value_.
 
+#include <cmath>
 #include <set>
 
 #include <kindling/accumulate_grad.hpp>
+#include <kindling/factory.hpp>
 #include <kindling/module.hpp>
 #include <kindling/no_grad.hpp>
 #include <kindling/ops.hpp>
@@ -119,6 +121,141 @@ Adam::Adam(std::vector<ParamGroup> groups, Config config, bool decoupled)
 AdamW::AdamW(std::vector<Tensor> params, Config config) : Adam(one_group(std::move(params)), config, true) {}
 
 AdamW::AdamW(std::vector<ParamGroup> groups, Config config) : Adam(std::move(groups), config, true) {}
+
+// ---- RMSprop and Adagrad ------------------------------------------------------------------------------------------
+Options RMSprop::Config::options() const {
+  Options o;
+  o.set("lr", lr).set("alpha", alpha).set("eps", eps).set("weight_decay", weight_decay).set("momentum", momentum);
+  o.set("centered", centered ? 1 : 0).set("maximize", maximize ? 1 : 0);
+  return o;
+}
+
+namespace {
+void check_rmsprop(const Options& o) {
+  KINDLING_CHECK_AS(ValueError, o["lr"] >= 0.0, "Invalid learning rate: ", py_float_repr(o["lr"]));
+  KINDLING_CHECK_AS(ValueError, o["eps"] >= 0.0, "Invalid epsilon value: ", py_float_repr(o["eps"]));
+  KINDLING_CHECK_AS(ValueError, o["momentum"] >= 0.0, "Invalid momentum value: ", py_float_repr(o["momentum"]));
+  KINDLING_CHECK_AS(ValueError, o["weight_decay"] >= 0.0,
+                    "Invalid weight_decay value: ", py_float_repr(o["weight_decay"]));
+  KINDLING_CHECK_AS(ValueError, o["alpha"] >= 0.0, "Invalid alpha value: ", py_float_repr(o["alpha"]));
+}
+
+void check_adagrad(const Options& o) {
+  KINDLING_CHECK_AS(ValueError, o["lr"] >= 0.0, "Invalid learning rate: ", py_float_repr(o["lr"]));
+  KINDLING_CHECK_AS(ValueError, o["lr_decay"] >= 0.0, "Invalid lr_decay value: ", py_float_repr(o["lr_decay"]));
+  KINDLING_CHECK_AS(ValueError, o["weight_decay"] >= 0.0,
+                    "Invalid weight_decay value: ", py_float_repr(o["weight_decay"]));
+  KINDLING_CHECK_AS(ValueError, o["initial_accumulator_value"] >= 0.0,
+                    "Invalid initial_accumulator_value value: ", py_float_repr(o["initial_accumulator_value"]));
+  KINDLING_CHECK_AS(ValueError, o["eps"] >= 0.0, "Invalid epsilon value: ", py_float_repr(o["eps"]));
+}
+
+// A state buffer of `p` named `name`, created filled with `init` on first use.
+float* buffer_of(ParamState& st, const Tensor& p, const char* name, double init = 0.0) {
+  auto it = st.buffers.find(name);
+  if (it == st.buffers.end()) it = st.buffers.emplace(name, full_like(p, Scalar(init))).first;
+  return detail::floats(it->second);
+}
+}  // namespace
+
+RMSprop::RMSprop(std::vector<Tensor> params, Config config) : RMSprop(one_group(std::move(params)), config) {}
+
+RMSprop::RMSprop(std::vector<ParamGroup> groups, Config config) : Optimizer(config.options()) {
+  check_rmsprop(defaults_);
+  for (auto& g : groups) {
+    add_param_group(std::move(g));
+    check_rmsprop(groups_.back().options);
+  }
+}
+
+void RMSprop::update() {
+  for (auto& group : groups_) {
+    const auto lr = static_cast<float>(group.options["lr"]);
+    const double alpha = group.options["alpha"];
+    const auto a = static_cast<float>(alpha), one_minus_a = static_cast<float>(1 - alpha);
+    const auto eps = static_cast<float>(group.options["eps"]);
+    const auto wd = static_cast<float>(group.options["weight_decay"]);
+    const auto momentum = static_cast<float>(group.options["momentum"]);
+    const bool centered = group.options["centered"] != 0, maximize = group.options["maximize"] != 0;
+    for (const Tensor& p : group.params) {
+      if (!p.grad().defined()) continue;
+      float* w = detail::floats(p);
+      const Tensor grad = p.grad().contiguous();
+      const float* g = detail::floats(grad);
+      ParamState& st = state(p);
+      st.step += 1;
+      float* sq = buffer_of(st, p, "square_avg");
+      float* buf = momentum > 0 ? buffer_of(st, p, "momentum_buffer") : nullptr;
+      float* avg_g = centered ? buffer_of(st, p, "grad_avg") : nullptr;
+      for (std::int64_t i = 0; i < p.numel(); ++i) {
+        float gi = maximize ? -g[i] : g[i];
+        if (wd != 0) gi = gi + wd * w[i];
+        sq[i] = sq[i] * a + one_minus_a * gi * gi;
+        float avg;
+        if (avg_g) {
+          avg_g[i] = avg_g[i] * a + one_minus_a * gi;
+          avg = std::sqrt(sq[i] + -1.0f * avg_g[i] * avg_g[i]);
+        } else {
+          avg = std::sqrt(sq[i]);
+        }
+        avg = avg + eps;
+        if (buf) {
+          buf[i] = buf[i] * momentum + gi / avg;
+          w[i] = w[i] + (-lr) * buf[i];
+        } else {
+          w[i] = w[i] + (-lr) * gi / avg;
+        }
+      }
+    }
+  }
+}
+
+Options Adagrad::Config::options() const {
+  Options o;
+  o.set("lr", lr).set("lr_decay", lr_decay).set("weight_decay", weight_decay);
+  o.set("initial_accumulator_value", initial_accumulator_value).set("eps", eps).set("maximize", maximize ? 1 : 0);
+  return o;
+}
+
+Adagrad::Adagrad(std::vector<Tensor> params, Config config) : Adagrad(one_group(std::move(params)), config) {}
+
+Adagrad::Adagrad(std::vector<ParamGroup> groups, Config config) : Optimizer(config.options()) {
+  check_adagrad(defaults_);
+  for (auto& g : groups) {
+    add_param_group(std::move(g));
+    check_adagrad(groups_.back().options);
+  }
+  // PyTorch creates Adagrad's state in the constructor, and fills the sum with the
+  // constructor's initial_accumulator_value, not a group's own (1.13's behaviour, kept).
+  for (auto& g : groups_)
+    for (const Tensor& p : g.params) buffer_of(state(p), p, "sum", defaults_["initial_accumulator_value"]);
+}
+
+void Adagrad::update() {
+  for (auto& group : groups_) {
+    const double lr = group.options["lr"], lr_decay = group.options["lr_decay"];
+    const auto wd = static_cast<float>(group.options["weight_decay"]);
+    const auto eps = static_cast<float>(group.options["eps"]);
+    const bool maximize = group.options["maximize"] != 0;
+    for (const Tensor& p : group.params) {
+      if (!p.grad().defined()) continue;
+      float* w = detail::floats(p);
+      const Tensor grad = p.grad().contiguous();
+      const float* g = detail::floats(grad);
+      ParamState& st = state(p);
+      st.step += 1;
+      float* sum = buffer_of(st, p, "sum", defaults_["initial_accumulator_value"]);
+      const auto clr = static_cast<float>(lr / (1 + (st.step - 1) * lr_decay));
+      for (std::int64_t i = 0; i < p.numel(); ++i) {
+        float gi = maximize ? -g[i] : g[i];
+        if (wd != 0) gi = gi + wd * w[i];
+        sum[i] = sum[i] + 1.0f * gi * gi;
+        const float std_i = std::sqrt(sum[i]) + eps;
+        w[i] = w[i] + (-clr) * gi / std_i;
+      }
+    }
+  }
+}
 
 }  // namespace kindling::optim
 

@@ -60,6 +60,8 @@ void check_trajectories(const std::string& kind) {
     if (kind == "SGD") opt = std::make_unique<SGD>(groups, SGD::Config{});
     if (kind == "Adam") opt = std::make_unique<Adam>(groups, Adam::Config{});
     if (kind == "AdamW") opt = std::make_unique<AdamW>(groups);
+    if (kind == "RMSprop") opt = std::make_unique<RMSprop>(groups, RMSprop::Config{});
+    if (kind == "Adagrad") opt = std::make_unique<Adagrad>(groups, Adagrad::Config{});
     const int steps = c.at("steps").get<int>();
     for (int t = 1; t <= steps; ++t) {
       for (std::size_t k = 0; k < params.size(); ++k)
@@ -145,6 +147,9 @@ TEST(week05_adam, DecoupledDecayShrinksAParameterWithoutGradientSignal) {
 
 // ---- the optimizers' common part (given)
 // ------------------------------------------------------------------------------
+TEST(EngineOptimizers, RMSpropTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("RMSprop"); }
+TEST(EngineOptimizers, AdagradTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("Adagrad"); }
+
 TEST(EngineOptimizers, ArgumentErrorsAreThoseOfPyTorch) {
   const Tensor p = zeros({1}).requires_grad_();
   expect_error<ValueError>([&] { SGD({p}, SGD::Config{.lr = -0.1}); }, "Invalid learning rate: -0.1");

@@ -156,6 +156,60 @@ class AdamW : public Adam {
   AdamW(std::vector<ParamGroup> groups, Config config = defaults());
 };
 
+/// torch.optim.RMSprop: divides by a running root mean square of the gradient.
+/// Options: lr (1e-2), alpha (0.99), eps (1e-8), weight_decay (0), momentum (0),
+/// centered (false), maximize (false).
+class RMSprop : public Optimizer {
+ public:
+  /// Options of one group (and the defaults of later ones).
+  struct Config {
+    double lr = 1e-2;         ///< learning rate
+    double alpha = 0.99;      ///< decay of the running mean of squares
+    double eps = 1e-8;        ///< added to the root
+    double weight_decay = 0;  ///< L2 penalty added to the gradient
+    double momentum = 0;      ///< momentum of the normalised step
+    bool centered = false;    ///< subtract the squared running mean of the gradient
+    bool maximize = false;    ///< ascend instead of descend
+    Options options() const;  ///< as Options
+  };
+  /// One group with `params`; PyTorch's ValueErrors for negative options.
+  RMSprop(std::vector<Tensor> params, Config config);
+  /// Several groups; each group's options override `config`'s.
+  RMSprop(std::vector<ParamGroup> groups, Config config);
+
+ protected:
+  /// PyTorch 1.13's single-tensor RMSprop: v = alpha v + (1 - alpha) g^2; with
+  /// centered, m = alpha m + (1 - alpha) g and the root is of v - m^2; then
+  /// p -= lr g / (root + eps), through a momentum buffer when momentum > 0.
+  void update() override;
+};
+
+/// torch.optim.Adagrad: divides by the root of the sum of all past squared gradients.
+/// Options: lr (1e-2), lr_decay (0), weight_decay (0), initial_accumulator_value (0),
+/// eps (1e-10), maximize (false). As in PyTorch 1.13, the sums start at the
+/// constructor's initial_accumulator_value even when a group sets its own.
+class Adagrad : public Optimizer {
+ public:
+  /// Options of one group (and the defaults of later ones).
+  struct Config {
+    double lr = 1e-2;                      ///< learning rate
+    double lr_decay = 0;                   ///< lr / (1 + (step - 1) lr_decay)
+    double weight_decay = 0;               ///< L2 penalty added to the gradient
+    double initial_accumulator_value = 0;  ///< the sum's starting value
+    double eps = 1e-10;                    ///< added to the root
+    bool maximize = false;                 ///< ascend instead of descend
+    Options options() const;               ///< as Options
+  };
+  /// One group with `params`; PyTorch's ValueErrors for negative options.
+  Adagrad(std::vector<Tensor> params, Config config);
+  /// Several groups; each group's options override `config`'s.
+  Adagrad(std::vector<ParamGroup> groups, Config config);
+
+ protected:
+  /// PyTorch 1.13's single-tensor Adagrad: sum += g^2; p -= clr g / (sqrt(sum) + eps).
+  void update() override;
+};
+
 }  // namespace kindling::optim
 
 namespace kindling::nn::utils {
