@@ -350,6 +350,33 @@ torch.nn.utils.clip_grad_value_(value_params, 0.5)
 cases["clip_grad_value"] = {"grads": [values(g) for g in value_grads], "clip_value": 0.5,
                             "clipped": [values(p.grad) for p in value_params]}
 
+# ---- ReduceLROnPlateau: the rate after each step(metric) over 100 epochs --------------------------------------------
+def plateau_metric(t):
+    """Falls for 20 epochs, then wobbles on a plateau (so that the rate is cut, repeatedly)."""
+    return 1.0 / (1 + t) if t < 20 else 1.0 / 21 + 0.002 * math.sin(0.7 * t)
+
+
+plateau_configs = {
+    "plateau_default": ({}, 1),
+    "plateau_patience_cooldown": ({"patience": 2, "cooldown": 3, "factor": 0.5, "threshold": 0.01}, 1),
+    "plateau_abs_min_lr": ({"patience": 3, "threshold_mode": "abs", "threshold": 0.001, "min_lr": 0.002}, 1),
+    "plateau_max": ({"mode": "max", "patience": 4, "factor": 0.3}, -1),
+}
+plateau = []
+for name, (kwargs, sign) in plateau_configs.items():
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    sched = lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    lrs = [opt.param_groups[0]["lr"]]
+    for t in range(100):
+        opt.step()
+        sched.step(sign * plateau_metric(t))
+        lrs.append(opt.param_groups[0]["lr"])
+    plateau.append({"name": name, "options": kwargs, "sign": sign, "lrs": lrs,
+                    "metrics": [sign * plateau_metric(t) for t in range(100)]})
+cases["plateau"] = plateau
+cases["plateau_factor_error"] = error(
+    lambda: lr_scheduler.ReduceLROnPlateau(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), factor=1.0))
+
 # ---- checkpoints: a safetensors file written here, by the format's specification ------------------
 # (Debian has no safetensors package; the format is 8 bytes of little-endian header
 # length, a JSON header padded with spaces to 8 bytes, then the raw data.) The C++

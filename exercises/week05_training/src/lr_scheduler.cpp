@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <limits>
 #include <set>
 
 #include <kindling/lr_scheduler.hpp>
@@ -157,6 +158,53 @@ void SequentialLR::step() {
   else
     s.step();
   last_lr_ = s.get_last_lr();
+}
+
+// ---- ReduceLROnPlateau
+// -----------------------------------------------------------------------------------------------
+ReduceLROnPlateau::ReduceLROnPlateau(Optimizer& optimizer, Config config)
+    : optimizer_(optimizer), c_(std::move(config)) {
+  KINDLING_CHECK_AS(ValueError, c_.factor < 1.0, "Factor should be < 1.0.");
+  KINDLING_CHECK_AS(ValueError, c_.mode == "min" || c_.mode == "max", "mode ", c_.mode, " is unknown!");
+  KINDLING_CHECK_AS(ValueError, c_.threshold_mode == "rel" || c_.threshold_mode == "abs", "threshold mode ",
+                    c_.threshold_mode, " is unknown!");
+  best_ = c_.mode == "min" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+  last_lr_ = [&] {
+    std::vector<double> out;
+    for (const auto& g : optimizer_.param_groups()) out.push_back(g.options["lr"]);
+    return out;
+  }();
+}
+
+bool ReduceLROnPlateau::is_better(double a) const {
+  const bool rel = c_.threshold_mode == "rel";
+  if (c_.mode == "min") return rel ? a < best_ * (1 - c_.threshold) : a < best_ - c_.threshold;
+  return rel ? a > best_ * (c_.threshold + 1) : a > best_ + c_.threshold;
+}
+
+void ReduceLROnPlateau::step(double metric) {
+  ++last_epoch_;
+  if (is_better(metric)) {
+    best_ = metric;
+    bad_epochs_ = 0;
+  } else {
+    ++bad_epochs_;
+  }
+  if (cooldown_counter_ > 0) {
+    --cooldown_counter_;
+    bad_epochs_ = 0;  // bad epochs in a cooldown do not count
+  }
+  if (bad_epochs_ > c_.patience) {
+    for (auto& g : optimizer_.param_groups()) {
+      const double old_lr = g.options["lr"];
+      const double new_lr = std::max(old_lr * c_.factor, c_.min_lr);
+      if (old_lr - new_lr > c_.eps) g.options.set("lr", new_lr);
+    }
+    cooldown_counter_ = c_.cooldown;
+    bad_epochs_ = 0;
+  }
+  last_lr_.clear();
+  for (const auto& g : optimizer_.param_groups()) last_lr_.push_back(g.options["lr"]);
 }
 
 }  // namespace kindling::optim::lr_scheduler

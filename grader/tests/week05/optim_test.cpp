@@ -219,6 +219,40 @@ TEST(EngineSchedulers, StepMultiStepAndExponentialMatchPyTorch) {
   check_schedule("exponential", [](Optimizer& o) { return std::make_unique<ExponentialLR>(o, 0.95); });
 }
 
+TEST(EngineSchedulers, ReduceLROnPlateauMatchesPyTorch) {
+  for (const auto& c : oracle_json("plateau")) {
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    ReduceLROnPlateau::Config cfg;
+    const auto& o = c.at("options");
+    cfg.mode = o.value("mode", cfg.mode);
+    cfg.factor = o.value("factor", cfg.factor);
+    cfg.patience = o.value("patience", cfg.patience);
+    cfg.threshold = o.value("threshold", cfg.threshold);
+    cfg.threshold_mode = o.value("threshold_mode", cfg.threshold_mode);
+    cfg.cooldown = o.value("cooldown", cfg.cooldown);
+    cfg.min_lr = o.value("min_lr", cfg.min_lr);
+    const Tensor p = zeros({1}).requires_grad_();
+    CountingOptimizer opt(p);
+    ReduceLROnPlateau sched(opt, cfg);
+    const auto lrs = c.at("lrs").get<std::vector<double>>();
+    const auto metrics = c.at("metrics").get<std::vector<double>>();
+    ASSERT_EQ(lrs.size(), metrics.size() + 1);
+    EXPECT_EQ(sched.get_last_lr()[0], lrs[0]);
+    for (std::size_t t = 0; t < metrics.size(); ++t) {
+      opt.step();
+      sched.step(metrics[t]);
+      ASSERT_NEAR(sched.get_last_lr()[0], lrs[t + 1], 1e-15 + 1e-12 * lrs[t + 1]) << "after epoch " << t;
+    }
+  }
+  expect_error_json(
+      [] {
+        const Tensor p = zeros({1}).requires_grad_();
+        CountingOptimizer opt(p);
+        ReduceLROnPlateau sched(opt, ReduceLROnPlateau::Config{.factor = 1.0});
+      },
+      oracle_json("plateau_factor_error"));
+}
+
 TEST(EngineSchedulers, WarnsWhenTheScheduleStepsBeforeTheOptimizer) {
   std::vector<std::string> seen;
   auto previous = set_warning_handler([&](const std::string& w) { seen.push_back(w); });

@@ -149,4 +149,38 @@ class SequentialLR {
   std::vector<double> last_lr_;
 };
 
+/// Cuts the rate by `factor` once a metric has stopped improving for `patience`
+/// epochs (torch.optim.lr_scheduler.ReduceLROnPlateau). Stepped with the metric:
+/// `scheduler.step(validation_loss)`.
+class ReduceLROnPlateau {
+ public:
+  /// The options, with PyTorch's defaults.
+  struct Config {
+    std::string mode = "min";            ///< "min": lower is better; "max": higher is better
+    double factor = 0.1;                 ///< new rate = rate * factor (must be < 1)
+    std::int64_t patience = 10;          ///< epochs without improvement tolerated
+    double threshold = 1e-4;             ///< how much better counts as better
+    std::string threshold_mode = "rel";  ///< "rel": relative to the best; "abs": absolute
+    std::int64_t cooldown = 0;           ///< epochs to wait after a cut before counting again
+    double min_lr = 0;                   ///< the rate never goes below this
+    double eps = 1e-8;                   ///< a cut smaller than this is skipped
+  };
+  /// Checks the options as PyTorch does (ValueError "Factor should be < 1.0.", and
+  /// the mode and threshold_mode names).
+  ReduceLROnPlateau(Optimizer& optimizer, Config config);
+  /// One epoch's metric: a better one resets the count of bad epochs; more than
+  /// `patience` bad epochs (outside a cooldown) cut every group's rate.
+  void step(double metric);
+  /// The rates after the last step.
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+
+ private:
+  bool is_better(double a) const;
+  Optimizer& optimizer_;
+  Config c_;
+  double best_;
+  std::int64_t bad_epochs_ = 0, cooldown_counter_ = 0, last_epoch_ = 0;
+  std::vector<double> last_lr_;
+};
+
 }  // namespace kindling::optim::lr_scheduler
