@@ -186,7 +186,8 @@ struct HistoryEntry {
   double score = 0, max_score = 0;
   int passed = 0, total = 0;
 };
-HistoryEntry standing(const Manifest& m, const State& s, bool perf);
+/// The standing of `tasks` (the whole manifest, or a watch selection) in `s`.
+HistoryEntry standing(const std::vector<Task>& tasks, const State& s, bool perf);
 std::vector<HistoryEntry> load_history(const std::filesystem::path& file);
 void append_history(const std::filesystem::path& file, const HistoryEntry& e);
 
@@ -216,6 +217,9 @@ std::string table(const Report& r, bool color);
 std::string to_json(const Report& r);
 std::string to_gradescope(const Report& r);
 std::string to_junit(const Report& r);
+/// `in` with &, <, >, " and ' as entities and control characters as spaces: safe in
+/// XML and HTML text and attribute values alike.
+std::string xml_escape(const std::string& in);
 /// One self-contained HTML page (no script, no network): progress per week, every
 /// task's status and message, performance ratios and the score over past runs.
 std::string to_html(const Manifest& m, const State& s, const std::vector<HistoryEntry>& history, bool perf);

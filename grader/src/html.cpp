@@ -11,29 +11,6 @@
 namespace kindling::grader {
 namespace {
 
-std::string esc(const std::string& in) {
-  std::string out;
-  for (char c : in) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string num(double v, int precision = 3) {
   std::ostringstream s;
   s << std::setprecision(precision) << v;
@@ -79,15 +56,16 @@ std::string week_section(const Week& w, const std::vector<const Task*>& tasks, c
       passed += it->second.status == Status::Passed;
     }
     got += earned;
-    rows << "<tr class=\"task status-" << status << "\" data-task=\"" << esc(t->id) << "\" data-status=\"" << status
-         << "\"><td class=\"id\">" << esc(t->id) << "</td><td>" << esc(t->title) << "</td><td><span class=\"badge\">"
-         << esc(status) << "</span></td><td>" << num(earned) << "/" << num(t->points + (perf ? t->perf_points : 0.0))
-         << "</td><td class=\"msg\">" << esc(message) << "</td></tr>\n";
+    rows << "<tr class=\"task status-" << status << "\" data-task=\"" << xml_escape(t->id) << "\" data-status=\""
+         << status << "\"><td class=\"id\">" << xml_escape(t->id) << "</td><td>" << xml_escape(t->title)
+         << "</td><td><span class=\"badge\">" << xml_escape(status) << "</span></td><td>" << num(earned) << "/"
+         << num(t->points + (perf ? t->perf_points : 0.0)) << "</td><td class=\"msg\">" << xml_escape(message)
+         << "</td></tr>\n";
   }
   std::ostringstream out;
   const double share = max > 0 ? 100.0 * got / max : 0;
-  out << "<section class=\"week\" id=\"" << esc(w.id) << "\" data-passed=\"" << passed << "\" data-tasks=\""
-      << tasks.size() << "\">\n<h2>" << esc(w.id) << ": " << esc(w.title) << "</h2>\n"
+  out << "<section class=\"week\" id=\"" << xml_escape(w.id) << "\" data-passed=\"" << passed << "\" data-tasks=\""
+      << tasks.size() << "\">\n<h2>" << xml_escape(w.id) << ": " << xml_escape(w.title) << "</h2>\n"
       << "<div class=\"bar\" title=\"" << num(share) << "%\"><div style=\"width:" << num(share) << "%\"></div></div>\n"
       << "<p>" << passed << "/" << tasks.size() << " tasks, " << num(got) << "/" << num(max) << " points</p>\n"
       << "<table><tr><th>task</th><th>title</th><th>status</th><th>points</th><th>message</th></tr>\n"
@@ -115,12 +93,13 @@ std::string perf_chart(const Manifest& m, const State& s) {
     const double scale = std::max({p.full, p.zero, v}) * 1.15;
     auto x = [&](double value) { return left + width * value / scale; };
     const int y = top + row * i++;
-    svg << "<text x=\"0\" y=\"" << y + 17 << "\">" << esc(t->id) << " (" << esc(p.counter) << ")</text>\n";
+    svg << "<text x=\"0\" y=\"" << y + 17 << "\">" << xml_escape(t->id) << " (" << xml_escape(p.counter)
+        << ")</text>\n";
     svg << "<rect x=\"" << left << "\" y=\"" << y + 4 << "\" width=\"" << width
         << "\" height=\"18\" fill=\"#f2f2f2\"/>\n";
     if (measured) {
       const bool good = p.full >= p.zero ? v >= p.full : v <= p.full;
-      svg << "<rect class=\"perf-bar\" data-task=\"" << esc(t->id) << "\" x=\"" << left << "\" y=\"" << y + 4
+      svg << "<rect class=\"perf-bar\" data-task=\"" << xml_escape(t->id) << "\" x=\"" << left << "\" y=\"" << y + 4
           << "\" width=\"" << num(x(v) - left, 6) << "\" height=\"18\" fill=\"" << (good ? "#2e9d4f" : "#d9822b")
           << "\"/>\n<text x=\"" << num(x(v) + 4, 6) << "\" y=\"" << y + 17 << "\">" << num(v) << "</text>\n";
     } else {
@@ -163,22 +142,22 @@ std::string history_plot(const std::vector<HistoryEntry>& history) {
   out << "\"/>\n";
   for (std::size_t i = 0; i < n; ++i)
     out << "<circle cx=\"" << num(x(i), 6) << "\" cy=\"" << num(y(history[i].score), 6)
-        << "\" r=\"3\" fill=\"#2e6fd9\"><title>" << esc(history[i].time) << ": " << num(history[i].score) << " points, "
-        << history[i].passed << "/" << history[i].total << " tasks</title></circle>\n";
-  out << "<text x=\"" << left << "\" y=\"" << top + height + 18 << "\">" << esc(history.front().time)
+        << "\" r=\"3\" fill=\"#2e6fd9\"><title>" << xml_escape(history[i].time) << ": " << num(history[i].score)
+        << " points, " << history[i].passed << "/" << history[i].total << " tasks</title></circle>\n";
+  out << "<text x=\"" << left << "\" y=\"" << top + height + 18 << "\">" << xml_escape(history.front().time)
       << "</text><text x=\"" << left + width << "\" y=\"" << top + height + 18 << "\" text-anchor=\"end\">"
-      << esc(history.back().time) << "</text>\n</svg>\n<p class=\"note\">" << n << " runs.</p>\n</section>\n";
+      << xml_escape(history.back().time) << "</text>\n</svg>\n<p class=\"note\">" << n << " runs.</p>\n</section>\n";
   return out.str();
 }
 
 }  // namespace
 
 std::string to_html(const Manifest& m, const State& s, const std::vector<HistoryEntry>& history, bool perf) {
-  const HistoryEntry now = standing(m, s, perf);
+  const HistoryEntry now = standing(m.tasks, s, perf);
   std::ostringstream out;
   out << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Kindling progress</title>\n"
       << "<style>" << kStyle << "</style>\n</head>\n<body>\n<h1>Kindling progress</h1>\n<p class=\"sub\">"
-      << esc(s.tree.empty() ? "exercises" : s.tree) << " tree, " << esc(now.time) << "</p>\n"
+      << xml_escape(s.tree.empty() ? "exercises" : s.tree) << " tree, " << xml_escape(now.time) << "</p>\n"
       << "<p class=\"summary\" id=\"summary\"><b>" << now.passed << "/" << now.total << "</b> tasks, <b>"
       << num(now.score) << "/" << num(now.max_score) << "</b> points</p>\n";
   for (const auto& w : m.weeks) {

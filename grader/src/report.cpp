@@ -44,6 +44,8 @@ std::string seconds(double s) {
   return out.str();
 }
 
+}  // namespace
+
 std::string xml_escape(const std::string& in) {
   std::string out;
   for (unsigned char c : in) {
@@ -72,7 +74,6 @@ std::string xml_escape(const std::string& in) {
   }
   return out;
 }
-}  // namespace
 
 std::string table(const Report& r, bool color) {
   std::ostringstream out;

@@ -110,10 +110,10 @@ void save_state(const fs::path& file, const State& s) {
   write_atomically(file, j.dump(1) + "\n");
 }
 
-HistoryEntry standing(const Manifest& m, const State& s, bool perf) {
+HistoryEntry standing(const std::vector<Task>& tasks, const State& s, bool perf) {
   HistoryEntry e;
   e.time = now_utc();
-  for (const auto& t : m.tasks) {
+  for (const auto& t : tasks) {
     e.max_score += t.points + (perf ? t.perf_points : 0.0);
     ++e.total;
     const auto it = s.latest.find(t.id);

@@ -36,7 +36,7 @@ void record_run(const Workspace& w, const Manifest& m, const Report& r, State& s
   s.merge(r);
   s.tree = r.tree;
   save_state(w.state, s);
-  append_history(w.history, standing(m, s, r.perf));
+  append_history(w.history, standing(m.tasks, s, r.perf));
   Report all;  // the whole worksheet, each task as last graded
   all.tree = r.tree;
   all.perf = r.perf;
@@ -202,9 +202,7 @@ int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions&
   std::string extra;  // a hint, shown under the status until the next re-grade
   auto draw = [&] {
     if (tty) std::cout << "\033[2J\033[H";
-    Manifest selected = m;  // the progress of the tasks being worked through
-    selected.tasks = tasks;
-    const HistoryEntry now = standing(selected, s, options.perf);
+    const HistoryEntry now = standing(tasks, s, options.perf);  // the tasks being worked through
     std::cout << "Kindling watch: " << tree << "/ (" << watcher.how() << ")\n"
               << "progress: " << now.passed << "/" << now.total << " tasks, " << now.score << "/" << now.max_score
               << " points\n\n";

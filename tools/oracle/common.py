@@ -33,3 +33,11 @@ def ramp(*shape, scale=7.0, shift=1.5):
     for s in shape:
         n *= s
     return (torch.arange(n, dtype=torch.float32).reshape(shape) / scale - shift).requires_grad_()
+
+
+def gout(shape):
+    """The gradient fed to backward(): cos(0.7 i) over the output's elements, float32."""
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.cos(torch.arange(n, dtype=torch.float32) * 0.7).reshape(shape)

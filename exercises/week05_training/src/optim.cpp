@@ -43,6 +43,20 @@ void Optimizer::add_param_group(ParamGroup group) {
 
 ParamState& Optimizer::state(const Tensor& p) { return state_[&p.impl()]; }
 
+void Optimizer::add_checked_groups(std::vector<ParamGroup> groups, void (*check)(const Options&)) {
+  check(defaults_);
+  for (auto& g : groups) {
+    add_param_group(std::move(g));
+    check(groups_.back().options);
+  }
+}
+
+float* detail::state_buffer(ParamState& st, const Tensor& p, const std::string& name, double init) {
+  auto it = st.buffers.find(name);
+  if (it == st.buffers.end()) it = st.buffers.emplace(name, full_like(p, Scalar(init))).first;
+  return floats(it->second);
+}
+
 float* detail::floats(const Tensor& t) {
   KINDLING_CHECK(t.scalar_type() == kFloat32, "the optimizers update float32 tensors, not ",
                  std::string(dtype_name(t.scalar_type())));
@@ -77,11 +91,7 @@ std::vector<ParamGroup> one_group(std::vector<Tensor> params) {
 SGD::SGD(std::vector<Tensor> params, Config config) : SGD(one_group(std::move(params)), config) {}
 
 SGD::SGD(std::vector<ParamGroup> groups, Config config) : Optimizer(config.options()) {
-  check_sgd(defaults_);
-  for (auto& g : groups) {
-    add_param_group(std::move(g));
-    check_sgd(groups_.back().options);
-  }
+  add_checked_groups(std::move(groups), check_sgd);
 }
 
 // ---- Adam and AdamW ----------------------------------------------------------------------------------------
@@ -111,11 +121,7 @@ Adam::Adam(std::vector<ParamGroup> groups, Config config) : Adam(std::move(group
 
 Adam::Adam(std::vector<ParamGroup> groups, Config config, bool decoupled)
     : Optimizer(config.options()), decoupled_(decoupled) {
-  check_adam(defaults_);
-  for (auto& g : groups) {
-    add_param_group(std::move(g));
-    check_adam(groups_.back().options);
-  }
+  add_checked_groups(std::move(groups), check_adam);
 }
 
 AdamW::AdamW(std::vector<Tensor> params, Config config) : Adam(one_group(std::move(params)), config, true) {}
@@ -150,22 +156,12 @@ void check_adagrad(const Options& o) {
   KINDLING_CHECK_AS(ValueError, o["eps"] >= 0.0, "Invalid epsilon value: ", py_float_repr(o["eps"]));
 }
 
-// A state buffer of `p` named `name`, created filled with `init` on first use.
-float* buffer_of(ParamState& st, const Tensor& p, const char* name, double init = 0.0) {
-  auto it = st.buffers.find(name);
-  if (it == st.buffers.end()) it = st.buffers.emplace(name, full_like(p, Scalar(init))).first;
-  return detail::floats(it->second);
-}
 }  // namespace
 
 RMSprop::RMSprop(std::vector<Tensor> params, Config config) : RMSprop(one_group(std::move(params)), config) {}
 
 RMSprop::RMSprop(std::vector<ParamGroup> groups, Config config) : Optimizer(config.options()) {
-  check_rmsprop(defaults_);
-  for (auto& g : groups) {
-    add_param_group(std::move(g));
-    check_rmsprop(groups_.back().options);
-  }
+  add_checked_groups(std::move(groups), check_rmsprop);
 }
 
 void RMSprop::update() {
@@ -184,9 +180,9 @@ void RMSprop::update() {
       const float* g = detail::floats(grad);
       ParamState& st = state(p);
       st.step += 1;
-      float* sq = buffer_of(st, p, "square_avg");
-      float* buf = momentum > 0 ? buffer_of(st, p, "momentum_buffer") : nullptr;
-      float* avg_g = centered ? buffer_of(st, p, "grad_avg") : nullptr;
+      float* sq = detail::state_buffer(st, p, "square_avg");
+      float* buf = momentum > 0 ? detail::state_buffer(st, p, "momentum_buffer") : nullptr;
+      float* avg_g = centered ? detail::state_buffer(st, p, "grad_avg") : nullptr;
       for (std::int64_t i = 0; i < p.numel(); ++i) {
         float gi = maximize ? -g[i] : g[i];
         if (wd != 0) gi = gi + wd * w[i];
@@ -220,15 +216,11 @@ Options Adagrad::Config::options() const {
 Adagrad::Adagrad(std::vector<Tensor> params, Config config) : Adagrad(one_group(std::move(params)), config) {}
 
 Adagrad::Adagrad(std::vector<ParamGroup> groups, Config config) : Optimizer(config.options()) {
-  check_adagrad(defaults_);
-  for (auto& g : groups) {
-    add_param_group(std::move(g));
-    check_adagrad(groups_.back().options);
-  }
+  add_checked_groups(std::move(groups), check_adagrad);
   // PyTorch creates Adagrad's state in the constructor, and fills the sum with the
   // constructor's initial_accumulator_value, not a group's own (1.13's behaviour, kept).
   for (auto& g : groups_)
-    for (const Tensor& p : g.params) buffer_of(state(p), p, "sum", defaults_["initial_accumulator_value"]);
+    for (const Tensor& p : g.params) detail::state_buffer(state(p), p, "sum", defaults_["initial_accumulator_value"]);
 }
 
 void Adagrad::update() {
@@ -244,7 +236,7 @@ void Adagrad::update() {
       const float* g = detail::floats(grad);
       ParamState& st = state(p);
       st.step += 1;
-      float* sum = buffer_of(st, p, "sum", defaults_["initial_accumulator_value"]);
+      float* sum = detail::state_buffer(st, p, "sum", defaults_["initial_accumulator_value"]);
       const auto clr = static_cast<float>(lr / (1 + (st.step - 1) * lr_decay));
       for (std::int64_t i = 0; i < p.numel(); ++i) {
         float gi = maximize ? -g[i] : g[i];

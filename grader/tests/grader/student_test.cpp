@@ -160,7 +160,7 @@ TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
   Report r;
   r.results = {result(m.tasks[0], Status::Passed)};
   s.merge(r);
-  const HistoryEntry e = standing(m, s, true);
+  const HistoryEntry e = standing(m.tasks, s, true);
   EXPECT_EQ(e.score, 10);
   EXPECT_EQ(e.max_score, 20);
   EXPECT_EQ(e.passed, 1);

@@ -52,14 +52,6 @@ std::string hex8(std::uint32_t v) {
   return buf;
 }
 
-std::string shape_text(const Shape& shape) {
-  std::ostringstream s;
-  s << "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) s << (i ? ", " : "") << shape[i];
-  s << "]";
-  return s.str();
-}
-
 Header parse_header(const std::string& header, const std::string& name) {
   auto error = [&](const std::string& what) { return CheckpointError(name + ": " + what); };
   const nlohmann::json j = nlohmann::json::parse(header, nullptr, /*allow_exceptions=*/false);
@@ -216,8 +208,8 @@ std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& 
           for (const auto& [name, t] : c.tensors)
             if (name.rfind(prefix, 0) == 0) {
               if (t.sizes().vec() != p.sizes().vec() || t.dtype() != p.dtype())
-                throw damaged("the optimizer buffer '" + name + "' has shape " + detail::shape_text(t.sizes().vec()) +
-                              ", its parameter " + detail::shape_text(p.sizes().vec()));
+                throw damaged("the optimizer buffer '" + name + "' has shape " + to_string(t.sizes()) +
+                              ", its parameter " + to_string(p.sizes()));
               buffers[name.substr(prefix.size())] = t.clone();
             }
           double step = 0;

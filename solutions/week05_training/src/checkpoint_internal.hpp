@@ -31,8 +31,6 @@ struct Header {
 Header parse_header(const std::string& header, const std::string& name);
 /// 8 lowercase hex digits.
 std::string hex8(std::uint32_t v);
-/// "[2, 3]".
-std::string shape_text(const Shape& shape);
 /// safetensors' dtype name ("F32") of a Kindling dtype, and back (nullopt if unknown).
 std::string safetensors_dtype(ScalarType t);
 

@@ -1,8 +1,7 @@
 // The losses other than the week's tasks, as PyTorch 1.13 computes them, built from
 // differentiable operations so that autograd supplies their gradients.
 
-#include <sstream>
-
+#include <kindling/backward.hpp>  // autograd::torch_size_string
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
 #include <kindling/loss.hpp>
@@ -21,14 +20,6 @@ void check_reduction(const std::string& reduction) {
                     " is not a valid value for reduction");
 }
 
-std::string shape_str(IntArrayRef sizes) {
-  std::ostringstream s;
-  s << "[";
-  for (std::size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
-  s << "]";
-  return s.str();
-}
-
 Tensor reduce(const Tensor& loss, const std::string& reduction) {
   check_reduction(reduction);
   if (reduction == "none") return loss;
@@ -40,8 +31,8 @@ Tensor reduce(const Tensor& loss, const std::string& reduction) {
 namespace {
 void check_same_size(const Tensor& input, const Tensor& target) {
   KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Using a target size (",
-                    "torch.Size(" + detail::shape_str(target.sizes()) + ")", ") that is different to the input size (",
-                    "torch.Size(" + detail::shape_str(input.sizes()) + ")",
+                    autograd::torch_size_string(target.sizes()), ") that is different to the input size (",
+                    autograd::torch_size_string(input.sizes()),
                     ") is deprecated. Please ensure they have the same size.");
 }
 }  // namespace
@@ -104,9 +95,9 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         const std::string& reduction, const Tensor& pos_weight) {
-  KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Target size (torch.Size(",
-                    detail::shape_str(target.sizes()), ")) must be the same as input size (torch.Size(",
-                    detail::shape_str(input.sizes()), "))");
+  KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Target size (",
+                    autograd::torch_size_string(target.sizes()), ") must be the same as input size (",
+                    autograd::torch_size_string(input.sizes()), ")");
   // log(1 + e^-x) = max(-x, 0) + log(e^-max(-x,0) + e^(-x-max(-x,0))): no exp of a large positive number.
   const Tensor max_val = clamp(-input, Scalar(0.0), std::nullopt);
   Tensor loss;

@@ -9,8 +9,6 @@ namespace kindling::nn::functional::detail {
 
 /// Throws ValueError "<reduction> is not a valid value for reduction" unless it is none, mean or sum.
 void check_reduction(const std::string& reduction);
-/// "[2, 3]", as PyTorch prints a size in its messages.
-std::string shape_str(IntArrayRef sizes);
 /// `loss` reduced: kept ("none"), summed ("sum") or averaged ("mean").
 Tensor reduce(const Tensor& loss, const std::string& reduction);
 

@@ -78,6 +78,9 @@ class Optimizer {
   explicit Optimizer(Options defaults) : defaults_(std::move(defaults)) {}
   /// The update rule itself: each optimizer's own.
   virtual void update() = 0;
+  /// The constructors' common part: checks the defaults with `check`, then adds each
+  /// group (its missing options from the defaults) and checks it too.
+  void add_checked_groups(std::vector<ParamGroup> groups, void (*check)(const Options&));
   Options defaults_;                         ///< the options a group gets when it sets none
   std::vector<ParamGroup> groups_;           ///< the parameter groups, in order
   std::map<const void*, ParamState> state_;  ///< keyed by the parameter's TensorImpl

@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
-#include <kindling/factory.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"

@@ -2,7 +2,6 @@
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week05.sgd`.
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
-#include <kindling/factory.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -23,11 +22,11 @@ namespace kindling::optim {
 ///       d = nesterov ? d + momentum * buf : buf
 ///     p = p - lr * d
 ///
-/// The momentum buffer lives in state(p).buffers["momentum_buffer"] (create it with
-/// clone, the first time). Parameters without a gradient are skipped. The update is
-/// not recorded by autograd: write into the parameters' memory directly
-/// (detail::floats(t) gives a float32 tensor's contiguous data). Optimizer::step()
-/// calls this and counts the step.
+/// The momentum buffer lives in state(p).buffers["momentum_buffer"]
+/// (detail::state_buffer creates it, zero-filled, the first time). Parameters
+/// without a gradient are skipped. The update is not recorded by autograd: write
+/// into the parameters' memory directly (detail::floats(t) gives a float32
+/// tensor's contiguous data). Optimizer::step() calls this and counts the step.
 void SGD::update() {
   // BEGIN TASK week05.sgd (replace the stub below with your code)
   KINDLING_TODO("week05.sgd");

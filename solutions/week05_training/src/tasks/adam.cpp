@@ -6,7 +6,6 @@
 #include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
-#include <kindling/factory.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -49,14 +48,9 @@ void Adam::update() {
       const float* g = detail::floats(grad);
       const std::int64_t n = p.numel();
       ParamState& st = state(p);
-      auto buffer = [&](const char* name) {
-        auto it = st.buffers.find(name);
-        if (it == st.buffers.end()) it = st.buffers.emplace(name, zeros_like(p)).first;
-        return detail::floats(it->second);
-      };
-      float* m = buffer("exp_avg");
-      float* v = buffer("exp_avg_sq");
-      float* vmax = amsgrad ? buffer("max_exp_avg_sq") : nullptr;
+      float* m = detail::state_buffer(st, p, "exp_avg");
+      float* v = detail::state_buffer(st, p, "exp_avg_sq");
+      float* vmax = amsgrad ? detail::state_buffer(st, p, "max_exp_avg_sq") : nullptr;
       st.step += 1;
       const double bc1 = 1 - std::pow(beta1, st.step);
       const double bc2 = 1 - std::pow(beta2, st.step);

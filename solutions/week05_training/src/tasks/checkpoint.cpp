@@ -128,9 +128,9 @@ FileContents decode(const std::string& bytes, const std::string& name, bool requ
     }
     if (zero) bytes_needed = 0;
     if (too_big && !zero)
-      throw error("tensor '" + e->name + "': shape " + shape_text(e->shape) + " needs more bytes than the file holds");
+      throw error("tensor '" + e->name + "': shape " + to_string(e->shape) + " needs more bytes than the file holds");
     if (bytes_needed != e->end - e->begin)
-      throw error("tensor '" + e->name + "': shape " + shape_text(e->shape) + " needs " + std::to_string(bytes_needed) +
+      throw error("tensor '" + e->name + "': shape " + to_string(e->shape) + " needs " + std::to_string(bytes_needed) +
                   " bytes, its offsets give " + std::to_string(e->end - e->begin));
     at = e->end;
   }

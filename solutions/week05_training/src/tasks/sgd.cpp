@@ -2,7 +2,6 @@
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week05.sgd`.
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
-#include <kindling/factory.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -23,11 +22,11 @@ namespace kindling::optim {
 ///       d = nesterov ? d + momentum * buf : buf
 ///     p = p - lr * d
 ///
-/// The momentum buffer lives in state(p).buffers["momentum_buffer"] (create it with
-/// clone, the first time). Parameters without a gradient are skipped. The update is
-/// not recorded by autograd: write into the parameters' memory directly
-/// (detail::floats(t) gives a float32 tensor's contiguous data). Optimizer::step()
-/// calls this and counts the step.
+/// The momentum buffer lives in state(p).buffers["momentum_buffer"]
+/// (detail::state_buffer creates it, zero-filled, the first time). Parameters
+/// without a gradient are skipped. The update is not recorded by autograd: write
+/// into the parameters' memory directly (detail::floats(t) gives a float32
+/// tensor's contiguous data). Optimizer::step() calls this and counts the step.
 void SGD::update() {
   // BEGIN SOLUTION week05.sgd
   for (auto& group : groups_) {
@@ -45,15 +44,8 @@ void SGD::update() {
       const std::int64_t n = p.numel();
       ParamState& st = state(p);
       float* buf = nullptr;
-      bool first = false;
-      if (momentum != 0) {
-        auto it = st.buffers.find("momentum_buffer");
-        if (it == st.buffers.end()) {
-          it = st.buffers.emplace("momentum_buffer", zeros_like(p)).first;
-          first = true;
-        }
-        buf = detail::floats(it->second);
-      }
+      const bool first = momentum != 0 && !st.buffers.count("momentum_buffer");  // the first step copies d
+      if (momentum != 0) buf = detail::state_buffer(st, p, "momentum_buffer");
       for (std::int64_t i = 0; i < n; ++i) {
         float d = maximize ? -g[i] : g[i];
         if (weight_decay != 0) d = d + weight_decay * w[i];
