@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <sstream>
 
 #include <kindling/factory.hpp>
 
@@ -10,9 +11,37 @@
 
 namespace kindling {
 
+namespace {
+thread_local Generator* thread_default = nullptr;  // set by GeneratorGuard
+}  // namespace
+
 Generator& default_generator() {
   static Generator generator;
-  return generator;
+  return thread_default ? *thread_default : generator;
+}
+
+GeneratorGuard::GeneratorGuard(Generator& generator) : previous_(thread_default) { thread_default = &generator; }
+
+GeneratorGuard::~GeneratorGuard() { thread_default = previous_; }
+
+std::string Generator::get_state() const {
+  std::lock_guard lock(mutex_);
+  std::ostringstream out;
+  out << "kindling.mt19937_64 " << seed_ << ' ' << engine_;
+  return out.str();
+}
+
+void Generator::set_state(const std::string& state) {
+  std::istringstream in(state);
+  std::string tag;
+  std::uint64_t seed = 0;
+  std::mt19937_64 engine;
+  in >> tag >> seed >> engine;
+  KINDLING_CHECK(in && tag == "kindling.mt19937_64" && (in >> std::ws).eof(),
+                 "Generator::set_state: not a state from Generator::get_state()");
+  std::lock_guard lock(mutex_);
+  seed_ = seed;
+  engine_ = engine;
 }
 
 void manual_seed(std::uint64_t seed) { default_generator().manual_seed(seed); }

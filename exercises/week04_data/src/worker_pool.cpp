@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include <kindling/generator.hpp>
 #include <kindling/worker_pool.hpp>
 
 namespace kindling::data {
@@ -108,6 +109,11 @@ void WorkerPool::worker_loop(std::int64_t id) {
   const WorkerInfo info{id, config_.num_workers, config_.base_seed + static_cast<std::uint64_t>(id),
                         config_.dataset.get()};
   current_worker = &info;
+  // PyTorch seeds each worker process with torch.manual_seed(base_seed + id): here
+  // each worker thread gets its own default generator, so that what a dataset draws
+  // in a worker depends on the seed alone, not on how the threads interleave.
+  Generator generator(info.seed);
+  const GeneratorGuard guard(generator);
   if (config_.worker_init_fn) {
     try {
       config_.worker_init_fn(id);

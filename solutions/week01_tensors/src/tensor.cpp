@@ -1,6 +1,7 @@
 // Tensor and Storage basics: construction, metadata, as_strided, element writes and copies.
 
 #include <sys/mman.h>
+#include <atomic>
 
 #include <cstdlib>
 #ifdef __AVX2__
@@ -100,6 +101,13 @@ BufferCache* buffer_cache() {
 
 }  // namespace
 
+namespace {
+std::atomic<std::size_t>& allocated_total() {
+  static std::atomic<std::size_t> total{0};
+  return total;
+}
+}  // namespace
+
 Storage Storage::allocate(std::size_t nbytes, Device device) {
   KINDLING_CHECK(device.is_cpu(), "Storage::allocate: only CPU memory is available here");
   // Large buffers are aligned to 2 MiB and offered to the kernel as transparent huge
@@ -120,12 +128,21 @@ Storage Storage::allocate(std::size_t nbytes, Device device) {
   s.buffer_->data = p;
   s.buffer_->nbytes = nbytes;
   s.buffer_->device = device;
+  allocated_total().fetch_add(nbytes, std::memory_order_relaxed);
   if (cache)
-    s.buffer_->deleter = [cache, rounded](void* q) { cache->give(q, rounded); };
+    s.buffer_->deleter = [cache, rounded, nbytes](void* q) {
+      allocated_total().fetch_sub(nbytes, std::memory_order_relaxed);
+      cache->give(q, rounded);
+    };
   else
-    s.buffer_->deleter = [](void* q) { std::free(q); };
+    s.buffer_->deleter = [nbytes](void* q) {
+      allocated_total().fetch_sub(nbytes, std::memory_order_relaxed);
+      std::free(q);
+    };
   return s;
 }
+
+std::size_t Storage::allocated_bytes() { return allocated_total().load(std::memory_order_relaxed); }
 
 Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter, Device device) {
   Storage s;

@@ -88,16 +88,17 @@ DataLoader::Iterator DataLoader::begin() {
   auto& s = *it.state_;
   s.loader = this;
   auto indices = epoch_indices();  // drawn here, in the calling thread: independent of num_workers
+  // PyTorch draws the epoch's base seed from the loader's generator on every
+  // iteration, with or without workers, so that the generator's stream (and all
+  // that is drawn from it later) does not depend on num_workers.
+  const std::uint64_t base_seed = draw_base_seed();
   if (options_.num_workers == 0) {
     s.batches = std::move(indices);
   } else {
     if (!persistent_ || !options_.persistent_workers) {
-      WorkerPool::Config c{dataset_,
-                           options_.collate_fn,
-                           options_.num_workers,
-                           *options_.prefetch_factor,
-                           options_.worker_init_fn,
-                           draw_base_seed()};
+      WorkerPool::Config c{
+          dataset_, options_.collate_fn, options_.num_workers, *options_.prefetch_factor, options_.worker_init_fn,
+          base_seed};
       auto pool = std::make_shared<WorkerPool>(std::move(c));
       if (options_.persistent_workers) persistent_ = pool;
       s.pool = pool;

@@ -56,6 +56,10 @@ class Storage {
   bool is_alias_of(const Storage& other) const { return buffer_ == other.buffer_; }
   /// True when the buffer is page-locked (week 4's pin_memory sets it).
   bool is_pinned() const { return buffer_ && buffer_->pinned; }
+  /// Bytes held right now by every buffer that allocate() made and that some handle
+  /// still shares (like torch.cuda.memory_allocated(), for the CPU): what a leak
+  /// makes grow. Exact, and the same on every run of the same program.
+  static std::size_t allocated_bytes();
 
  private:
   struct Buffer {

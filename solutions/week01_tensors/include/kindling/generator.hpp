@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <mutex>
 #include <random>
+#include <string>
 
 namespace kindling {
 
@@ -29,6 +30,12 @@ class Generator {
     std::lock_guard lock(mutex_);
     return engine_();
   }
+  /// The whole state (seed and engine), as text: set_state() of it continues the
+  /// stream exactly where get_state() left it (torch.Generator.get_state()).
+  std::string get_state() const;
+  /// Restores a state from get_state(). Throws kindling::Error for text that is not
+  /// one, leaving the generator as it was.
+  void set_state(const std::string& state);
   /// Runs `f(engine)` under the generator's lock, for drawing many numbers at once.
   template <class F>
   void with_engine(F&& f) {
@@ -37,14 +44,32 @@ class Generator {
   }
 
  private:
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::uint64_t seed_ = 0;
   std::mt19937_64 engine_;
 };
 
-/// The process-wide generator used when none is passed.
+/// The generator used when none is passed: the calling thread's, while a
+/// GeneratorGuard is installed in it, else the process-wide one.
 Generator& default_generator();
 /// Reseeds the default generator (torch.manual_seed).
 void manual_seed(std::uint64_t seed);
+
+/// Makes `generator` the calling thread's default_generator() until the guard is
+/// destroyed, then restores the previous one (guards nest). Other threads are not
+/// affected. DataLoader workers run under one seeded with base_seed + worker id, as
+/// each PyTorch worker process calls torch.manual_seed(base_seed + id).
+class GeneratorGuard {
+ public:
+  /// Installs `generator` (which must outlive the guard).
+  explicit GeneratorGuard(Generator& generator);
+  /// Restores the previous default.
+  ~GeneratorGuard();
+  GeneratorGuard(const GeneratorGuard&) = delete;
+  GeneratorGuard& operator=(const GeneratorGuard&) = delete;
+
+ private:
+  Generator* previous_;
+};
 
 }  // namespace kindling
