@@ -27,6 +27,8 @@ import os
 import struct
 import sys
 import warnings
+from collections import Counter
+import zlib
 
 import torch
 import torch.nn.functional as F
@@ -267,6 +269,10 @@ for name, kind, groups in optim_configs:
 cases["optim"] = optim
 
 # ---- schedulers ----------------------------------------------------------------------------------------------------
+def one_cycle(**options):
+    return lambda o: lr_scheduler.OneCycleLR(o, **options)
+
+
 scheduler_configs = {
     "step": lambda o: lr_scheduler.StepLR(o, step_size=30, gamma=0.1),
     "multistep": lambda o: lr_scheduler.MultiStepLR(o, milestones=[30, 80], gamma=0.1),
@@ -279,20 +285,97 @@ scheduler_configs = {
         o, [lr_scheduler.LinearLR(o, start_factor=0.01, total_iters=10),
             lr_scheduler.CosineAnnealingLR(o, T_max=90, eta_min=0.0)], milestones=[10]),
 }
+# OneCycleLR: (optimizer, options). The optimizer is "SGD" (lr 0.1, momentum 0: torch's SGD always has a momentum
+# option, which the schedule cycles), "SGD2" (two groups, lr 0.1 and 0.05) or "Adam" (lr 0.1: the schedule cycles
+# betas[0]). Its cases also hold "all_lrs" and "momentums" (every group's lr and momentum or betas[0], per step).
+ONE_CYCLE = {
+    "onecycle_cos": ("SGD", {"max_lr": 1.0, "total_steps": 100}),
+    "onecycle_linear_epochs": ("SGD", {"max_lr": 0.5, "epochs": 10, "steps_per_epoch": 10, "pct_start": 0.25,
+                                       "anneal_strategy": "linear"}),
+    "onecycle_three_phase": ("SGD", {"max_lr": 1.0, "total_steps": 100, "three_phase": True, "div_factor": 10.0,
+                                     "final_div_factor": 100.0}),
+    "onecycle_three_phase_linear": ("SGD", {"max_lr": 0.8, "total_steps": 100, "three_phase": True, "pct_start": 0.2,
+                                            "anneal_strategy": "linear", "base_momentum": 0.8,
+                                            "max_momentum": 0.9}),
+    "onecycle_no_momentum": ("SGD", {"max_lr": 0.3, "total_steps": 120, "pct_start": 0.4, "cycle_momentum": False}),
+    "onecycle_two_groups": ("SGD2", {"max_lr": [1.0, 0.3], "total_steps": 100, "base_momentum": [0.8, 0.85],
+                                     "max_momentum": 0.95}),
+    "onecycle_adam": ("Adam", {"max_lr": 0.01, "total_steps": 100, "base_momentum": 0.8, "max_momentum": 0.9}),
+}
+for name, (kind, options) in ONE_CYCLE.items():
+    scheduler_configs[name] = one_cycle(**options)
+
+
+def scheduler_optimizer(name):
+    kind = ONE_CYCLE[name][0] if name in ONE_CYCLE else "SGD"
+    if kind == "SGD2":
+        return torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)]},
+                                {"params": [torch.zeros(1, requires_grad=True)], "lr": 0.05}], lr=0.1)
+    if kind == "Adam":
+        return torch.optim.Adam([torch.zeros(1, requires_grad=True)], lr=0.1)
+    return torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+
+
+def group_momentum(group):
+    return group["betas"][0] if "betas" in group else group["momentum"]
+
+
+def flat_state(state, prefix=""):
+    """A scheduler's state_dict() as Kindling's SchedulerState: {"numbers": {key: [values]}, "strings": {key: text},
+    "skipped": [keys]}. A number is a list of one, a bool 0 or 1, a Counter its sorted elements; a list of dicts
+    (SequentialLR's _schedulers, OneCycleLR's _schedule_phases) is flattened as "<key>.<i>.<subkey>"; functions
+    (OneCycleLR's anneal_func, a bound method) are skipped."""
+    out = {"numbers": {}, "strings": {}, "skipped": []}
+    for key, v in state.items():
+        k = prefix + key
+        if isinstance(v, str):
+            out["strings"][k] = v
+        elif isinstance(v, bool):
+            out["numbers"][k] = [int(v)]
+        elif isinstance(v, (int, float)):
+            out["numbers"][k] = [number(v)]
+        elif isinstance(v, Counter):
+            out["numbers"][k] = sorted(v.elements())
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            for i, sub in enumerate(v):
+                inner = flat_state(sub, "%s.%d." % (k, i))
+                for part in out:
+                    out[part].update(inner[part]) if part != "skipped" else out[part].extend(inner[part])
+        elif isinstance(v, (list, tuple)):
+            assert all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v), (k, v)
+            out["numbers"][k] = [number(x) for x in v]
+        elif callable(v):
+            out["skipped"].append(k)
+        else:
+            raise AssertionError("unexpected state entry %s: %r" % (k, v))
+    return out
+
+
+STATE_AT = 37
 # At its milestone SequentialLR calls the next scheduler's step(0), which uses that scheduler's closed form and
 # warns that the epoch argument is deprecated; the warning says nothing about the values, so it is silenced.
 warnings.filterwarnings("ignore", message="The epoch parameter in `scheduler.step\\(\\)` was not necessary")
 schedulers = []
 for name, make in scheduler_configs.items():
-    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    opt = scheduler_optimizer(name)
     sched = make(opt)
     lrs = [opt.param_groups[0]["lr"]]
-    for _ in range(100):
+    all_lrs = [[g["lr"] for g in opt.param_groups]]
+    momentums = [[group_momentum(g) for g in opt.param_groups]]
+    for s in range(1, 101):
         opt.step()
         sched.step()
         lrs.append(sched.get_last_lr()[0])
+        all_lrs.append(list(sched.get_last_lr()))
+        momentums.append([group_momentum(g) for g in opt.param_groups])
+        if s == STATE_AT:
+            state = flat_state(sched.state_dict())
     assert all(isinstance(v, float) and math.isfinite(v) for v in lrs), name
-    schedulers.append({"name": name, "base_lr": 0.1, "lrs": lrs})
+    case = {"name": name, "base_lr": 0.1, "lrs": lrs, "state_at": STATE_AT, "state": state}
+    if name in ONE_CYCLE:
+        case.update({"optimizer": ONE_CYCLE[name][0], "options": ONE_CYCLE[name][1], "all_lrs": all_lrs,
+                     "momentums": momentums})
+    schedulers.append(case)
 cases["schedulers"] = schedulers
 
 opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
@@ -303,6 +386,72 @@ with warnings.catch_warnings(record=True) as caught:
 caught = [w for w in caught if issubclass(w.category, UserWarning)]
 assert len(caught) == 1, caught
 cases["scheduler_warning"] = {"message": str(caught[0].message)}
+cases["linear_errors"] = {
+    "start": error(lambda: lr_scheduler.LinearLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1),
+                                                 start_factor=1.5)),
+    "end": error(lambda: lr_scheduler.LinearLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1),
+                                               end_factor=-0.5)),
+}
+
+
+# ---- OneCycleLR's errors: SGD (momentum 0) over one parameter, or two groups where named -------------------------
+def sgd_groups(n):
+    return torch.optim.SGD([{"params": [torch.zeros(1, requires_grad=True)]} for _ in range(n)], lr=0.1)
+
+
+def step_past_the_end():
+    opt = sgd_groups(1)
+    sched = lr_scheduler.OneCycleLR(opt, 1.0, total_steps=10)
+    for _ in range(11):
+        opt.step()
+        sched.step()
+
+
+cases["onecycle_errors"] = {
+    "no_total_steps": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0)),
+    "total_steps_zero": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, total_steps=0)),
+    "epochs_zero": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, epochs=0, steps_per_epoch=3)),
+    "steps_per_epoch_negative": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, epochs=2,
+                                                                      steps_per_epoch=-3)),
+    "epochs_without_steps_per_epoch": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, epochs=2)),
+    "pct_start_above_one": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, total_steps=10, pct_start=1.5)),
+    "pct_start_negative": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, total_steps=10, pct_start=-0.1)),
+    "anneal_strategy": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, total_steps=10,
+                                                             anneal_strategy="exp")),
+    "max_lr_count": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(2), [1.0, 2.0, 3.0], total_steps=10)),
+    "max_momentum_count": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(2), 1.0, total_steps=10,
+                                                                max_momentum=[0.9, 0.9, 0.9])),
+    "no_momentum": error(lambda: lr_scheduler.OneCycleLR(
+        torch.optim.Adagrad([torch.zeros(1, requires_grad=True)], lr=0.1), 1.0, total_steps=10)),
+    "empty_phase": error(lambda: lr_scheduler.OneCycleLR(sgd_groups(1), 1.0, total_steps=10, pct_start=0.1)),
+    "step_past_the_end": error(step_past_the_end),
+}
+
+
+# ---- ReduceLROnPlateau's state_dict() after 37 epochs, with the rates over 100 ----------------------------------
+def plateau_state_metric(t):
+    """Falls for 20 epochs, then wobbles on a plateau (the "plateau" section's metric)."""
+    return 1.0 / (1 + t) if t < 20 else 1.0 / 21 + 0.002 * math.sin(0.7 * t)
+
+
+plateau_state = []
+for name, kwargs in (("plateau_state_min", {"patience": 2, "cooldown": 3, "factor": 0.5, "threshold": 0.01}),
+                     ("plateau_state_max_abs", {"mode": "max", "patience": 4, "factor": 0.3, "threshold_mode": "abs",
+                                                "threshold": 0.001, "min_lr": 0.002})):
+    sign = -1 if kwargs.get("mode") == "max" else 1
+    opt = torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1)
+    sched = lr_scheduler.ReduceLROnPlateau(opt, **kwargs)
+    metrics = [sign * plateau_state_metric(t) for t in range(100)]
+    lrs = [opt.param_groups[0]["lr"]]
+    for t in range(100):
+        opt.step()
+        sched.step(metrics[t])
+        lrs.append(opt.param_groups[0]["lr"])
+        if t + 1 == STATE_AT:
+            state = flat_state(sched.state_dict())
+    plateau_state.append({"name": name, "options": kwargs, "metrics": metrics, "lrs": lrs, "state_at": STATE_AT,
+                          "state": state})
+cases["plateau_state"] = plateau_state
 
 
 # ---- gradient clipping ------------------------------------------------------------------------------------------------
@@ -405,6 +554,75 @@ write_safetensors(SAFETENSORS, st_tensors, {"format": "pt", "written_by": "tools
 cases["python_safetensors"] = {name: values(t.to(torch.float64) if t.dtype == torch.bool else t)
                                for name, t in st_tensors.items()}
 cases["python_safetensors_dtypes"] = {name: ST_DTYPES[t.dtype] for name, t in st_tensors.items()}
+
+# ---- a training checkpoint written by PyTorch: the model and optimizer.state_dict() in Kindling's layout --------
+# (tensors "model.<key>" and "optimizer.state.<i>.<buffer>", "step" as a 0-d float64; metadata
+# "optimizer.param_groups" = json of state_dict()["param_groups"], and the CRC-32 Kindling checks:
+# zlib's crc32 of the padded header, with the CRC's 8 digits as zeros, followed by the data.)
+# The C++ test loads it into a fresh Linear and Adam, takes 5 more steps on the same data, and must
+# land where PyTorch landed.
+PY_CHECKPOINT = os.path.join(os.path.dirname(OUT), "python_checkpoint.safetensors")
+
+
+def write_kindling_checkpoint(path, tensors, metadata):
+    header, data = {}, b""
+    for name in sorted(tensors):
+        t = tensors[name].contiguous()
+        raw = t.numpy().tobytes()
+        header[name] = {"dtype": ST_DTYPES[t.dtype], "shape": list(t.shape),
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    header["__metadata__"] = dict(metadata, **{"kindling.crc32": "00000000"})
+    text = json.dumps(header, separators=(",", ":"))
+    text += " " * ((8 - len(text) % 8) % 8)
+    crc = zlib.crc32(data, zlib.crc32(text.encode()))
+    text = text.replace('"kindling.crc32":"00000000"', '"kindling.crc32":"%08x"' % crc)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text.encode() + data)
+
+
+def ckpt_batch(t):
+    x = torch.tensor([[math.sin(0.37 * t + 0.11 * i + 0.7 * j) for j in range(4)] for i in range(6)])
+    y = torch.tensor([[math.cos(0.23 * t + 0.5 * i + 0.3 * j) for j in range(3)] for i in range(6)])
+    return x, y
+
+
+torch.manual_seed(11)
+ck_model = torch.nn.Linear(4, 3)
+ck_opt = torch.optim.Adam([{"params": [ck_model.weight], "lr": 0.05, "amsgrad": True, "weight_decay": 0.01},
+                           {"params": [ck_model.bias], "lr": 0.02, "betas": (0.8, 0.99)}], foreach=False)
+
+
+def ck_step(t):
+    x, y = ckpt_batch(t)
+    ck_opt.zero_grad()
+    F.mse_loss(ck_model(x), y).backward()
+    ck_opt.step()
+
+
+for t in range(5):
+    ck_step(t)
+sd = ck_opt.state_dict()
+ck_tensors = {"model." + k: v.detach().clone() for k, v in ck_model.state_dict().items()}
+for index, st in sd["state"].items():
+    for name, v in st.items():
+        ck_tensors["optimizer.state.%d.%s" % (index, name)] = (v.to(torch.float64) if name == "step" else v).clone()
+write_kindling_checkpoint(PY_CHECKPOINT, ck_tensors,
+                          {"epoch": "5", "optimizer.param_groups": json.dumps(sd["param_groups"]),
+                           "written_by": "tools/oracle/week05.py"})
+for t in range(5, 10):
+    ck_step(t)
+two_groups_sd = ck_opt.state_dict()
+one_group = torch.optim.Adam(torch.nn.Linear(4, 3).parameters())
+cases["optimizer_state_errors"] = {
+    "group_count": error(lambda: one_group.load_state_dict(two_groups_sd)),
+    "group_size": error(lambda: torch.optim.Adam([{"params": [torch.zeros(1, requires_grad=True)] * 1},
+                                                  {"params": [torch.zeros(2, requires_grad=True),
+                                                              torch.zeros(3, requires_grad=True)]}]
+                                                 ).load_state_dict(two_groups_sd)),
+}
+cases["python_checkpoint"] = {"weight": values(ck_model.weight), "bias": values(ck_model.bias),
+                              "param_groups": sd["param_groups"]}
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:

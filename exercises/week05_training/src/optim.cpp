@@ -43,6 +43,56 @@ void Optimizer::add_param_group(ParamGroup group) {
 
 ParamState& Optimizer::state(const Tensor& p) { return state_[&p.impl()]; }
 
+OptimizerState Optimizer::state_dict() const {
+  OptimizerState out;
+  std::int64_t index = 0;
+  for (const auto& g : groups_) {
+    PackedGroup packed{g.options, {}};
+    for (const auto& p : g.params) {
+      packed.params.push_back(index);
+      if (const auto it = state_.find(&p.impl());
+          it != state_.end() && (!it->second.buffers.empty() || it->second.step != 0)) {
+        ParamState copy{{}, it->second.step};
+        for (const auto& [name, buf] : it->second.buffers) copy.buffers.emplace(name, buf.clone());
+        out.state.emplace(index, std::move(copy));
+      }
+      ++index;
+    }
+    out.param_groups.push_back(std::move(packed));
+  }
+  return out;
+}
+
+void Optimizer::load_state_dict(const OptimizerState& saved) {
+  KINDLING_CHECK_AS(ValueError, saved.param_groups.size() == groups_.size(),
+                    "loaded state dict has a different number of parameter groups");
+  for (std::size_t i = 0; i < groups_.size(); ++i)
+    KINDLING_CHECK_AS(ValueError, saved.param_groups[i].params.size() == groups_[i].params.size(),
+                      "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
+  // Saved index -> this optimizer's parameter, pairing the groups' lists in order (as PyTorch's id_map).
+  std::map<std::int64_t, const Tensor*> id_map;
+  for (std::size_t i = 0; i < groups_.size(); ++i)
+    for (std::size_t j = 0; j < groups_[i].params.size(); ++j)
+      id_map[saved.param_groups[i].params[j]] = &groups_[i].params[j];
+  std::map<const void*, ParamState> state;
+  for (const auto& [index, st] : saved.state) {
+    const auto it = id_map.find(index);
+    KINDLING_CHECK_AS(ValueError, it != id_map.end(), "loaded state dict has state for parameter ", index,
+                      ", which no parameter group lists");
+    const Tensor& p = *it->second;
+    ParamState copy{{}, st.step};
+    for (const auto& [name, buf] : st.buffers) {
+      KINDLING_CHECK_AS(ValueError, buf.sizes().vec() == p.sizes().vec(), "loaded state dict's '", name,
+                        "' of parameter ", index, " has shape ", to_string(buf.sizes()), ", the parameter ",
+                        to_string(p.sizes()));
+      copy.buffers.emplace(name, buf.to(p.scalar_type()).contiguous().clone());
+    }
+    state.emplace(&p.impl(), std::move(copy));
+  }
+  for (std::size_t i = 0; i < groups_.size(); ++i) groups_[i].options = saved.param_groups[i].options;
+  state_ = std::move(state);
+}
+
 void Optimizer::add_checked_groups(std::vector<ParamGroup> groups, void (*check)(const Options&)) {
   check(defaults_);
   for (auto& g : groups) {

@@ -318,3 +318,11 @@ TEST(EngineClip, ClipGradValueMatchesPyTorch) {
   for (std::size_t k = 0; k < params.size(); ++k)
     expect_values(params[k].grad(), values_from_json(c.at("clipped").at(k)));
 }
+
+TEST(EngineSchedulers, LinearLRArgumentErrorsAreThoseOfPyTorch) {
+  const auto& errors = oracle_json("linear_errors");
+  const Tensor p = zeros({1}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  expect_error_json([&] { LinearLR s(opt, 1.5, 1.0, 5); }, errors.at("start"));
+  expect_error_json([&] { LinearLR s(opt, 0.5, -0.5, 5); }, errors.at("end"));
+}

@@ -43,6 +43,20 @@ struct ParamState {
   double step = 0;                        ///< Adam's and AdamW's step counter
 };
 
+/// A parameter group as optimizer.state_dict() packs it: the options, and the
+/// parameters as indices (counting through all groups in order).
+struct PackedGroup {
+  Options options;                   ///< lr, momentum, ... (and initial_lr once a schedule ran)
+  std::vector<std::int64_t> params;  ///< the group's parameters, as indices
+};
+
+/// optimizer.state_dict() in PyTorch's layout: `state` keyed by parameter index
+/// (only parameters that have state), `param_groups` with `params` as indices.
+struct OptimizerState {
+  std::map<std::int64_t, ParamState> state;  ///< by parameter index
+  std::vector<PackedGroup> param_groups;     ///< in order
+};
+
 /// The base of every optimizer: groups, state, zero_grad and add_param_group.
 class Optimizer {
  public:
@@ -68,6 +82,17 @@ class Optimizer {
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
   /// The state of `p` (created empty on first use).
   ParamState& state(const Tensor& p);
+  /// PyTorch's optimizer.state_dict(): copies of every state buffer, keyed by
+  /// parameter index, and each group's options with its parameters as indices.
+  OptimizerState state_dict() const;
+  /// PyTorch's optimizer.load_state_dict(): the groups take the saved options and
+  /// the parameters the saved state, by index. Throws ValueError with PyTorch's
+  /// texts when the group count ("loaded state dict has a different number of
+  /// parameter groups") or a group's size ("loaded state dict contains a parameter
+  /// group that doesn't match the size of optimizer's group") differ, and, where
+  /// PyTorch would load and fail later, when a buffer's shape differs from its
+  /// parameter's or an index names no parameter. Nothing changes when it throws.
+  void load_state_dict(const OptimizerState& state);
   /// The number of parameters with state.
   std::size_t state_size() const { return state_.size(); }
   /// How many times step() has run (the schedulers warn when they step first).
