@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -322,4 +323,214 @@ TEST(EngineCheckpoint, AModelOfAnotherShapeIsRefused) {
   nn::Linear a(4, 2), b(3, 2);
   save_checkpoint(dir.path / "c.safetensors", a, nullptr, 0);
   EXPECT_THROW(load_checkpoint(dir.path / "c.safetensors", b, nullptr), Error);
+}
+
+// ---- optimizer state dicts and PyTorch's checkpoints (given)
+// ---------------------------------------------------------------------
+namespace {
+std::pair<Tensor, Tensor> python_batch(int t) {
+  std::vector<float> x, y;
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < 4; ++j) x.push_back(static_cast<float>(std::sin(0.37 * t + 0.11 * i + 0.7 * j)));
+    for (int j = 0; j < 3; ++j) y.push_back(static_cast<float>(std::cos(0.23 * t + 0.5 * i + 0.3 * j)));
+  }
+  return {tensor(x).reshape({6, 4}), tensor(y).reshape({6, 3})};
+}
+
+std::vector<optim::ParamGroup> two_groups(nn::Linear& m) {
+  std::vector<optim::ParamGroup> groups(2);
+  groups[0].params = {m.weight};
+  groups[1].params = {m.bias};
+  return groups;
+}
+}  // namespace
+
+TEST(EngineCheckpoint, ContinuesAnAdamRunThatPyTorchSaved) {
+  // PyTorch trained 5 steps and saved its state_dict()s; 5 more steps here must land
+  // where PyTorch's own 5 more steps landed.
+  manual_seed(5);
+  nn::Linear m(4, 3);
+  optim::Adam opt(two_groups(m), optim::Adam::Config{.lr = 0.5});  // options all come from the file
+  const auto meta = load_checkpoint(fs::path(KINDLING_TEST_DATA) / "python_checkpoint.safetensors", m, &opt);
+  EXPECT_EQ(meta.at("epoch"), "5");
+  EXPECT_EQ(opt.param_groups()[0].options["lr"], 0.05);
+  EXPECT_EQ(opt.param_groups()[0].options["amsgrad"], 1);
+  EXPECT_EQ(opt.param_groups()[1].options["beta1"], 0.8);
+  EXPECT_EQ(opt.state(m.weight).step, 5);
+  for (int t = 5; t < 10; ++t) {
+    const auto [x, y] = python_batch(t);
+    opt.zero_grad();
+    nn::functional::mse_loss(m(x), y).backward();
+    opt.step();
+  }
+  const auto& want = oracle_json("python_checkpoint");
+  expect_values(m.weight, values_from_json(want.at("weight")), 1e-5, 1e-6);
+  expect_values(m.bias, values_from_json(want.at("bias")), 1e-5, 1e-6);
+}
+
+TEST(EngineCheckpoint, TheOptimizerIsSavedInPyTorchsLayout) {
+  manual_seed(5);
+  nn::Linear m(4, 3);
+  optim::Adam opt(two_groups(m), optim::Adam::Config{.lr = 0.05, .betas = {0.8, 0.99}, .amsgrad = true});
+  const auto [x, y] = python_batch(0);
+  nn::functional::mse_loss(m(x), y).backward();
+  opt.step();
+  TempDir dir;
+  save_checkpoint(dir.path / "c.safetensors", m, &opt, 1);
+  const FileContents c = load_file(dir.path / "c.safetensors");
+  const auto groups = nlohmann::json::parse(c.metadata.at("optimizer.param_groups"));
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].at("params"), nlohmann::json::array({0}));
+  EXPECT_EQ(groups[1].at("params"), nlohmann::json::array({1}));
+  EXPECT_EQ(groups[0].at("betas"), nlohmann::json::array({0.8, 0.99}));
+  EXPECT_EQ(groups[0].at("amsgrad"), true);
+  EXPECT_EQ(groups[0].at("lr"), 0.05);
+  for (const char* name : {"exp_avg", "exp_avg_sq", "max_exp_avg_sq", "step"}) {
+    EXPECT_TRUE(c.tensors.count(std::string("optimizer.state.0.") + name)) << name;
+    EXPECT_TRUE(c.tensors.count(std::string("optimizer.state.1.") + name)) << name;
+  }
+  EXPECT_EQ(c.tensors.at("optimizer.state.0.step").item<double>(), 1.0);
+  EXPECT_EQ(c.tensors.at("optimizer.state.0.exp_avg").sizes().vec(), (std::vector<std::int64_t>{3, 4}));
+}
+
+TEST(EngineOptimizers, StateDictKeysStateByIndexAndOnlyForParametersWithState) {
+  const Tensor a = zeros({2}).requires_grad_(), b = zeros({3}).requires_grad_();
+  optim::SGD opt({a, b}, optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  a.mutable_grad() = ones({2});
+  opt.step();  // b has no gradient: no state, as in PyTorch
+  const optim::OptimizerState sd = opt.state_dict();
+  ASSERT_EQ(sd.param_groups.size(), 1u);
+  EXPECT_EQ(sd.param_groups[0].params, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(sd.param_groups[0].options["momentum"], 0.9);
+  ASSERT_EQ(sd.state.size(), 1u);
+  ASSERT_TRUE(sd.state.count(0));
+  // A copy: stepping on does not change the saved buffer.
+  const auto saved = sd.state.at(0).buffers.at("momentum_buffer").to_vector<float>();
+  opt.step();
+  EXPECT_EQ(sd.state.at(0).buffers.at("momentum_buffer").to_vector<float>(), saved);
+}
+
+TEST(EngineOptimizers, LoadStateDictRefusesWhatDoesNotFitWithPyTorchsTexts) {
+  nn::Linear m(4, 3);
+  optim::Adam two(two_groups(m), optim::Adam::Config{});
+  const optim::OptimizerState sd = two.state_dict();
+  const auto& errors = oracle_json("optimizer_state_errors");
+  nn::Linear n(4, 3);
+  optim::Adam one(n.parameters(), optim::Adam::Config{});
+  expect_error_json([&] { one.load_state_dict(sd); }, errors.at("group_count"));
+  std::vector<optim::ParamGroup> groups(2);
+  groups[0].params = {zeros({1}).requires_grad_()};
+  groups[1].params = {zeros({2}).requires_grad_(), zeros({3}).requires_grad_()};
+  optim::Adam other(groups, optim::Adam::Config{});
+  expect_error_json([&] { other.load_state_dict(sd); }, errors.at("group_size"));
+  // Where PyTorch would load and fail at the next step, Kindling refuses at once.
+  const Tensor a = zeros({2}).requires_grad_();
+  optim::SGD sgd({a}, optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  optim::OptimizerState wrong = sgd.state_dict();
+  wrong.state[0].buffers["momentum_buffer"] = zeros({5});
+  try {
+    sgd.load_state_dict(wrong);
+    ADD_FAILURE() << "no error";
+  } catch (const ValueError& e) {
+    EXPECT_NE(std::string(e.what()).find("'momentum_buffer' of parameter 0 has shape [5]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(sgd.state_dict().state.size(), 0u) << "nothing may change when it throws";
+  wrong.state.clear();
+  wrong.state[7].step = 1;
+  EXPECT_THROW(sgd.load_state_dict(wrong), ValueError);
+}
+
+TEST(EngineCheckpoint, APartThatDoesNotFitChangesNothing) {
+  TempDir dir;
+  nn::Linear a(4, 3);
+  optim::SGD opt_a(a.parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  a.weight.mutable_grad() = ones({3, 4});
+  a.bias.mutable_grad() = ones({3});
+  opt_a.step();
+  save_checkpoint(dir.path / "c.safetensors", a, &opt_a, 1);
+  // Same model, an optimizer with one group of one parameter: refused, and the
+  // model keeps its own weights.
+  nn::Linear b(4, 3);
+  const auto before = b.weight.to_vector<float>();
+  optim::SGD opt_b({b.weight}, optim::SGD::Config{.lr = 0.1});
+  try {
+    load_checkpoint(dir.path / "c.safetensors", b, &opt_b);
+    ADD_FAILURE() << "no error";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("c.safetensors: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("doesn't match the size of optimizer's group"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(b.weight.to_vector<float>(), before);
+  EXPECT_EQ(opt_b.param_groups()[0].options["lr"], 0.1);
+  // A model of another shape names the key, and the optimizer is left alone.
+  nn::Linear c(5, 3);
+  optim::SGD opt_c(c.parameters(), optim::SGD::Config{.lr = 0.3, .momentum = 0.9});
+  try {
+    load_checkpoint(dir.path / "c.safetensors", c, &opt_c);
+    ADD_FAILURE() << "no error";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("'weight' has shape [3, 4], the model's [3, 5]"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(opt_c.param_groups()[0].options["lr"], 0.3);
+}
+
+TEST(EngineCheckpoint, SchedulesOfEveryKindTravelInTheCheckpoint) {
+  namespace lrs = optim::lr_scheduler;
+  TempDir dir;
+  auto run = [](auto& opt, auto& schedule, int epochs) {
+    std::vector<double> lrs;
+    for (int e = 0; e < epochs; ++e) {
+      opt.step();
+      if constexpr (std::is_same_v<std::decay_t<decltype(schedule)>, lrs::ReduceLROnPlateau>)
+        schedule.step(1.0);  // a flat metric: cuts after the patience runs out
+      else
+        schedule.step();
+      lrs.push_back(opt.param_groups()[0].options["lr"]);
+    }
+    return lrs;
+  };
+  auto warmup_cosine = [](optim::Optimizer& o) {
+    return std::make_unique<lrs::SequentialLR>(
+        o,
+        std::vector<std::shared_ptr<lrs::LRScheduler>>{std::make_shared<lrs::LinearLR>(o, 0.1, 1.0, 3),
+                                                       std::make_shared<lrs::CosineAnnealingLR>(o, 10, 0.0)},
+        std::vector<std::int64_t>{3});
+  };
+  nn::Linear m(2, 2);
+  {  // SequentialLR: 5 epochs, save, 5 more == 10 straight
+    optim::SGD straight_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    auto straight = warmup_cosine(straight_opt);
+    const auto want = run(straight_opt, *straight, 10);
+    optim::SGD a_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    auto a = warmup_cosine(a_opt);
+    run(a_opt, *a, 5);
+    save_checkpoint(dir.path / "seq.safetensors", TrainingState{.optimizer = &a_opt, .scheduler = a.get()});
+    optim::SGD b_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    auto b = warmup_cosine(b_opt);
+    TrainingState state{.optimizer = &b_opt, .scheduler = b.get()};
+    load_checkpoint(dir.path / "seq.safetensors", state);
+    const auto got = run(b_opt, *b, 5);
+    EXPECT_EQ(got, std::vector<double>(want.begin() + 5, want.end()));
+  }
+  {  // ReduceLROnPlateau: its bad-epoch count travels too
+    const lrs::ReduceLROnPlateau::Config cfg{.factor = 0.5, .patience = 2};
+    optim::SGD straight_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    lrs::ReduceLROnPlateau straight(straight_opt, cfg);
+    const auto want = run(straight_opt, straight, 10);
+    optim::SGD a_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    lrs::ReduceLROnPlateau a(a_opt, cfg);
+    run(a_opt, a, 5);
+    save_checkpoint(dir.path / "plateau.safetensors", TrainingState{.optimizer = &a_opt, .scheduler = &a});
+    optim::SGD b_opt(m.parameters(), optim::SGD::Config{.lr = 0.1});
+    lrs::ReduceLROnPlateau b(b_opt, cfg);
+    TrainingState state{.optimizer = &b_opt, .scheduler = &b};
+    load_checkpoint(dir.path / "plateau.safetensors", state);
+    EXPECT_EQ(run(b_opt, b, 5), std::vector<double>(want.begin() + 5, want.end()));
+    // A file without a schedule cannot restore one.
+    save_checkpoint(dir.path / "none.safetensors", TrainingState{.optimizer = &a_opt});
+    TrainingState wants_one{.optimizer = &b_opt, .scheduler = &b};
+    EXPECT_THROW(load_checkpoint(dir.path / "none.safetensors", wants_one), CheckpointError);
+  }
 }

@@ -1,8 +1,9 @@
 // Checkpoint files: encoding (safetensors with a CRC-32), the header parser, and
-// save_checkpoint / load_checkpoint for a model and an optimizer.
+// save_checkpoint / load_checkpoint of a training state (model, optimizer, schedule, generators).
 
 #include <zlib.h>
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -147,100 +148,245 @@ void save_file(const std::filesystem::path& path, const FileContents& contents) 
   write_atomically(path, encode(contents));
 }
 
-void save_checkpoint(const std::filesystem::path& path, nn::Module& model, optim::Optimizer* optimizer,
-                     std::int64_t epoch, const std::map<std::string, std::string>& extra) {
-  FileContents c;
-  for (const auto& [key, t] : model.state_dict()) c.tensors["model." + key] = t;
-  c.metadata = extra;
-  c.metadata["epoch"] = std::to_string(epoch);
-  if (optimizer) {
-    nlohmann::json groups = nlohmann::json::array();
-    std::size_t index = 0;
-    for (const auto& g : optimizer->param_groups()) {
-      nlohmann::json entry = {{"options", g.options.values}, {"params", nlohmann::json::array()}};
-      for (const auto& p : g.params) {
-        entry["params"].push_back(index);
-        const optim::ParamState& st = optimizer->state(p);
-        for (const auto& [name, buf] : st.buffers) c.tensors["optimizer." + std::to_string(index) + "." + name] = buf;
-        c.metadata["optimizer." + std::to_string(index) + ".step"] = std::to_string(st.step);
-        ++index;
-      }
-      groups.push_back(entry);
+namespace {
+
+// Options PyTorch keeps as booleans (Kindling's Options hold them as 0 or 1).
+bool is_flag(const std::string& name) {
+  for (const char* f :
+       {"nesterov", "maximize", "amsgrad", "centered", "capturable", "differentiable", "foreach", "fused"})
+    if (name == f) return true;
+  return false;
+}
+
+// One group as PyTorch's optimizer.state_dict()["param_groups"][i] holds it.
+nlohmann::json pytorch_group(const optim::PackedGroup& g) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : g.options.values) {
+    if (k == "beta1" || k == "beta2") continue;
+    if (is_flag(k))
+      j[k] = v != 0;
+    else
+      j[k] = v;
+  }
+  if (g.options.has("beta1") && g.options.has("beta2")) j["betas"] = {g.options["beta1"], g.options["beta2"]};
+  j["params"] = g.params;
+  return j;
+}
+
+// And back; throws std::exception for a group of the wrong form.
+optim::PackedGroup kindling_group(const nlohmann::json& j) {
+  KINDLING_CHECK(j.is_object() && j.contains("params") && j["params"].is_array(),
+                 "a parameter group is not an object with a list of params");
+  optim::PackedGroup g;
+  for (const auto& [k, v] : j.items()) {
+    if (k == "params") {
+      for (const auto& i : v) g.params.push_back(i.get<std::int64_t>());
+    } else if (k == "betas") {
+      KINDLING_CHECK(v.is_array() && v.size() == 2, "betas is not a pair");
+      g.options.set("beta1", v[0].get<double>()).set("beta2", v[1].get<double>());
+    } else if (v.is_boolean()) {
+      g.options.set(k, v.get<bool>() ? 1 : 0);
+    } else if (v.is_number()) {
+      g.options.set(k, v.get<double>());
+    } else {
+      KINDLING_CHECK(v.is_null(), "the option '", k, "' is neither a number nor a flag");  // foreach: None
     }
+  }
+  return g;
+}
+
+// A schedule's state as a JSON object: number lists (inf and nan as strings) and strings.
+nlohmann::json scheduler_json(const optim::lr_scheduler::SchedulerState& st) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, values] : st.numbers) {
+    nlohmann::json list = nlohmann::json::array();
+    for (double v : values)
+      if (std::isfinite(v))
+        list.push_back(v);
+      else
+        list.push_back(std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf"));
+    j[k] = list;
+  }
+  for (const auto& [k, v] : st.strings) j[k] = v;
+  return j;
+}
+
+optim::lr_scheduler::SchedulerState scheduler_state(const nlohmann::json& j) {
+  KINDLING_CHECK(j.is_object(), "the schedule's state is not an object");
+  optim::lr_scheduler::SchedulerState st;
+  for (const auto& [k, v] : j.items()) {
+    if (v.is_string()) {
+      st.strings[k] = v.get<std::string>();
+      continue;
+    }
+    KINDLING_CHECK(v.is_array(), "the schedule's '", k, "' is neither a list of numbers nor a string");
+    std::vector<double>& out = st.numbers[k];
+    for (const auto& e : v) {
+      if (e.is_number()) {
+        out.push_back(e.get<double>());
+      } else {
+        const std::string word = e.is_string() ? e.get<std::string>() : "";
+        KINDLING_CHECK(word == "inf" || word == "-inf" || word == "nan", "the schedule's '", k,
+                       "' holds something that is not a number");
+        out.push_back(word == "nan" ? std::nan("") : (word == "inf" ? 1.0 : -1.0) * HUGE_VAL);
+      }
+    }
+  }
+  return st;
+}
+
+std::string text_of(const Tensor& bytes) {
+  KINDLING_CHECK(bytes.scalar_type() == kUInt8 && bytes.dim() == 1, "a generator state is a 1-d uint8 tensor");
+  const auto* p = bytes.data_ptr<std::uint8_t>();
+  return std::string(reinterpret_cast<const char*>(p), static_cast<std::size_t>(bytes.numel()));
+}
+
+Tensor bytes_of(const std::string& text) {
+  Tensor t = zeros({static_cast<std::int64_t>(text.size())}, TensorOptions().dtype(kUInt8));
+  std::copy(text.begin(), text.end(), reinterpret_cast<char*>(t.data_ptr<std::uint8_t>()));
+  return t;
+}
+
+}  // namespace
+
+void save_checkpoint(const std::filesystem::path& path, const TrainingState& what) {
+  FileContents c;
+  c.metadata = what.extra;
+  c.metadata["epoch"] = std::to_string(what.epoch);
+  if (what.model)
+    for (const auto& [key, t] : what.model->state_dict()) c.tensors["model." + key] = t;
+  if (what.optimizer) {
+    const optim::OptimizerState st = what.optimizer->state_dict();
+    for (const auto& [index, ps] : st.state) {
+      const std::string prefix = "optimizer.state." + std::to_string(index) + ".";
+      for (const auto& [name, buf] : ps.buffers) c.tensors[prefix + name] = buf;
+      if (ps.step != 0) c.tensors[prefix + "step"] = full({}, Scalar(ps.step), TensorOptions().dtype(kFloat64));
+    }
+    nlohmann::json groups = nlohmann::json::array();
+    for (const auto& g : st.param_groups) groups.push_back(pytorch_group(g));
     c.metadata["optimizer.param_groups"] = groups.dump();
   }
+  if (what.scheduler) c.metadata["scheduler"] = scheduler_json(what.scheduler.state_dict()).dump();
+  for (const auto& [name, g] : what.generators) c.tensors["rng." + name] = bytes_of(g->get_state());
   save_file(path, c);
+}
+
+std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& path, TrainingState& what) {
+  const FileContents c = load_file(path);
+  auto damaged = [&](const std::string& what_is_wrong) {
+    return CheckpointError(path.string() + ": " + what_is_wrong);
+  };
+  // Everything is read and checked first; then the parts are loaded, and if one
+  // still refuses, the ones loaded before it are put back.
+  nn::StateDict sd;
+  for (const auto& [name, t] : c.tensors)
+    if (name.rfind("model.", 0) == 0) sd.insert(name.substr(6), t);
+  if (what.model) {
+    std::vector<std::string> problems;
+    const nn::StateDict mine = what.model->state_dict();
+    for (const auto& [key, t] : mine) {
+      const Tensor* saved = sd.find(key);
+      if (!saved)
+        problems.push_back("'" + key + "' is missing");
+      else if (!saved->sizes().equals(t.sizes()))
+        problems.push_back("'" + key + "' has shape " + to_string(saved->sizes()) + ", the model's " +
+                           to_string(t.sizes()));
+    }
+    for (const auto& [key, t] : sd)
+      if (!mine.find(key)) problems.push_back("'" + key + "' is not in the model");
+    if (!problems.empty()) {
+      std::string text = "the model does not fit: ";
+      for (std::size_t i = 0; i < problems.size(); ++i) text += (i ? "; " : "") + problems[i];
+      throw damaged(text);
+    }
+  }
+  optim::OptimizerState opt_state;
+  std::optional<optim::lr_scheduler::SchedulerState> sched_state;
+  std::map<std::string, std::string> rng_states;
+  try {
+    if (what.optimizer) {
+      const auto it = c.metadata.find("optimizer.param_groups");
+      if (it == c.metadata.end()) throw damaged("holds no optimizer state");
+      const nlohmann::json groups = nlohmann::json::parse(it->second);
+      KINDLING_CHECK(groups.is_array(), "the parameter groups are not a list");
+      for (const auto& g : groups) opt_state.param_groups.push_back(kindling_group(g));
+      for (const auto& [name, t] : c.tensors) {
+        if (name.rfind("optimizer.state.", 0) != 0) continue;
+        const std::string rest = name.substr(16);
+        const auto dot = rest.find('.');
+        KINDLING_CHECK(dot != std::string::npos, "'", name, "' names no buffer");
+        std::size_t used = 0;
+        const std::int64_t index = std::stoll(rest.substr(0, dot), &used);
+        KINDLING_CHECK(used == dot && index >= 0, "'", name, "' has no parameter index");
+        const std::string buffer = rest.substr(dot + 1);
+        optim::ParamState& ps = opt_state.state[index];
+        if (buffer == "step") {
+          KINDLING_CHECK(t.numel() == 1, "'", name, "' is not one number");
+          ps.step = t.to(kFloat64).item<double>();
+        } else {
+          ps.buffers[buffer] = t;
+        }
+      }
+    }
+    if (what.scheduler) {
+      const auto it = c.metadata.find("scheduler");
+      if (it == c.metadata.end()) throw damaged("holds no schedule state");
+      sched_state = scheduler_state(nlohmann::json::parse(it->second));
+    }
+    for (const auto& [name, g] : what.generators) {
+      const auto it = c.tensors.find("rng." + name);
+      if (it == c.tensors.end()) throw damaged("holds no state for the generator '" + name + "'");
+      Generator probe;
+      probe.set_state(text_of(it->second));  // checks the text
+      rng_states[name] = text_of(it->second);
+    }
+  } catch (const CheckpointError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw damaged(std::string("the training state is damaged: ") + e.what());
+  }
+
+  std::optional<optim::OptimizerState> opt_before;
+  std::optional<optim::lr_scheduler::SchedulerState> sched_before;
+  try {
+    if (what.optimizer) {
+      opt_before = what.optimizer->state_dict();
+      what.optimizer->load_state_dict(opt_state);
+    }
+    if (what.scheduler) {
+      sched_before = what.scheduler.state_dict();
+      what.scheduler.load_state_dict(*sched_state);
+    }
+  } catch (const std::exception& e) {
+    if (opt_before) what.optimizer->load_state_dict(*opt_before);
+    if (sched_before) what.scheduler.load_state_dict(*sched_before);
+    throw damaged(std::string("the ") + (opt_before && !sched_before ? "optimizer" : "training") +
+                  " state does not fit: " + e.what());
+  }
+  if (what.model) what.model->load_state_dict(sd, /*strict=*/true);
+  for (const auto& [name, g] : what.generators) g->set_state(rng_states.at(name));
+  what.extra = c.metadata;
+  what.extra.erase("epoch");
+  what.extra.erase("optimizer.param_groups");
+  what.extra.erase("scheduler");
+  what.extra.erase("kindling.crc32");
+  try {
+    what.epoch = std::stoll(c.metadata.at("epoch"));
+  } catch (const std::exception&) {
+    throw damaged("has no epoch number");
+  }
+  return c.metadata;
+}
+
+void save_checkpoint(const std::filesystem::path& path, nn::Module& model, optim::Optimizer* optimizer,
+                     std::int64_t epoch, const std::map<std::string, std::string>& extra) {
+  save_checkpoint(path, TrainingState{.model = &model, .optimizer = optimizer, .epoch = epoch, .extra = extra});
 }
 
 std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& path, nn::Module& model,
                                                    optim::Optimizer* optimizer) {
-  const FileContents c = load_file(path);
-  auto damaged = [&](const std::string& what) { return CheckpointError(path.string() + ": " + what); };
-  // The optimizer's part is read and checked completely before anything changes, so
-  // that a file that does not fit leaves model and optimizer as they were.
-  struct Staged {
-    std::map<std::string, double> options;
-    std::vector<std::pair<std::map<std::string, Tensor>, double>> params;  // buffers, step
-  };
-  std::vector<Staged> staged;
-  if (optimizer) {
-    const auto it = c.metadata.find("optimizer.param_groups");
-    if (it == c.metadata.end()) throw damaged("holds no optimizer state");
-    const nlohmann::json groups = nlohmann::json::parse(it->second, nullptr, false);
-    auto& mine = optimizer->param_groups();
-    if (groups.is_discarded() || !groups.is_array() || groups.size() != mine.size())
-      throw damaged("the optimizer state has " + (groups.is_array() ? std::to_string(groups.size()) : "no") +
-                    " parameter groups, the optimizer " + std::to_string(mine.size()));
-    std::size_t index = 0;
-    try {
-      for (std::size_t gi = 0; gi < mine.size(); ++gi) {
-        const nlohmann::json& g = groups[gi];
-        if (!g.is_object() || !g.contains("params") || !g["params"].is_array() ||
-            g["params"].size() != mine[gi].params.size())
-          throw damaged(
-              "loaded state dict contains a parameter group that doesn't match the size of optimizer's group");
-        Staged st;
-        if (g.contains("options"))
-          for (const auto& [k, v] : g["options"].items()) st.options[k] = v.get<double>();
-        for (const auto& p : mine[gi].params) {
-          const std::string prefix = "optimizer." + std::to_string(index) + ".";
-          std::map<std::string, Tensor> buffers;
-          for (const auto& [name, t] : c.tensors)
-            if (name.rfind(prefix, 0) == 0) {
-              if (t.sizes().vec() != p.sizes().vec() || t.dtype() != p.dtype())
-                throw damaged("the optimizer buffer '" + name + "' has shape " + to_string(t.sizes()) +
-                              ", its parameter " + to_string(p.sizes()));
-              buffers[name.substr(prefix.size())] = t.clone();
-            }
-          double step = 0;
-          if (const auto s = c.metadata.find(prefix + "step"); s != c.metadata.end()) step = std::stod(s->second);
-          st.params.emplace_back(std::move(buffers), step);
-          ++index;
-        }
-        staged.push_back(std::move(st));
-      }
-    } catch (const CheckpointError&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw damaged(std::string("the optimizer state is damaged (") + e.what() + ")");
-    }
-  }
-  nn::StateDict sd;
-  for (const auto& [name, t] : c.tensors)
-    if (name.rfind("model.", 0) == 0) sd.insert(name.substr(6), t);
-  model.load_state_dict(sd, /*strict=*/true);
-  if (optimizer) {
-    auto& mine = optimizer->param_groups();
-    for (std::size_t gi = 0; gi < mine.size(); ++gi) {
-      for (const auto& [k, v] : staged[gi].options) mine[gi].options.set(k, v);
-      for (std::size_t pi = 0; pi < mine[gi].params.size(); ++pi) {
-        optim::ParamState& st = optimizer->state(mine[gi].params[pi]);
-        st.buffers = staged[gi].params[pi].first;
-        st.step = staged[gi].params[pi].second;
-      }
-    }
-  }
-  return c.metadata;
+  TrainingState state{.model = &model, .optimizer = optimizer};
+  return load_checkpoint(path, state);
 }
 
 }  // namespace kindling::serialize

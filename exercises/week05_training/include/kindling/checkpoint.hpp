@@ -10,10 +10,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
 #include <kindling/error.hpp>
+#include <kindling/generator.hpp>
+#include <kindling/lr_scheduler.hpp>
 #include <kindling/module.hpp>
 #include <kindling/optim.hpp>
 #include <kindling/tensor.hpp>
@@ -57,13 +60,63 @@ FileContents load_file(const std::filesystem::path& path, bool require_crc = tru
 /// encode() then write_atomically().
 void save_file(const std::filesystem::path& path, const FileContents& contents);
 
-/// A training checkpoint: the model's state_dict under "model.", the optimizer's
-/// per-parameter buffers under "optimizer.<index>.<buffer>", and in the metadata the
-/// epoch, the optimizer's step counts and group options, and `extra` (yours).
+/// Any schedule whose state a checkpoint can hold: a pointer to an LRScheduler (StepLR,
+/// CosineAnnealingLR, OneCycleLR, ...), a SequentialLR or a ReduceLROnPlateau converts
+/// to one; a null pointer (or none) means no schedule.
+class ScheduleRef {
+ public:
+  /// No schedule.
+  ScheduleRef() = default;
+  /// `schedule` (may be null: no schedule).
+  template <class Schedule>
+  ScheduleRef(Schedule* schedule) {  // NOLINT(google-explicit-constructor): `.scheduler = &s` reads best
+    if (!schedule) return;
+    save_ = [schedule] { return schedule->state_dict(); };
+    load_ = [schedule](const optim::lr_scheduler::SchedulerState& st) { schedule->load_state_dict(st); };
+  }
+  /// True when a schedule is referred to.
+  explicit operator bool() const { return static_cast<bool>(save_); }
+  /// The schedule's state_dict().
+  optim::lr_scheduler::SchedulerState state_dict() const { return save_(); }
+  /// The schedule's load_state_dict().
+  void load_state_dict(const optim::lr_scheduler::SchedulerState& state) const { load_(state); }
+
+ private:
+  std::function<optim::lr_scheduler::SchedulerState()> save_;
+  std::function<void(const optim::lr_scheduler::SchedulerState&)> load_;
+};
+
+/// What a training checkpoint holds, as pointers to the live objects: save_checkpoint
+/// reads them, load_checkpoint writes into them. Leave out (null) what you do not use.
+struct TrainingState {
+  nn::Module* model = nullptr;                   ///< its state_dict, under "model."
+  optim::Optimizer* optimizer = nullptr;         ///< its state_dict(), in PyTorch's layout
+  ScheduleRef scheduler;                         ///< its state_dict()
+  std::map<std::string, Generator*> generators;  ///< each one's get_state(), by your name
+  std::int64_t epoch = 0;                        ///< the epochs done (save) or read (load)
+  std::map<std::string, std::string> extra;      ///< yours, in the metadata (save) or read (load)
+};
+
+/// Saves a training checkpoint, atomically, in one safetensors file:
+/// - tensors "model.<key>" (the model's state_dict), "optimizer.state.<i>.<buffer>"
+///   (PyTorch's state dict: buffers by parameter index, and "step" as a 0-d float64),
+///   and "rng.<name>" (each generator's state as uint8 text);
+/// - metadata "epoch", "optimizer.param_groups" (PyTorch's param_groups as JSON:
+///   options under PyTorch's names, "betas" as a pair, flags as booleans, "params" as
+///   indices), "scheduler" (the schedule's state_dict as a JSON object), and `extra`.
+void save_checkpoint(const std::filesystem::path& path, const TrainingState& state);
+/// Loads a checkpoint into what `state` points to: the model strictly (every key
+/// must fit), then optimizer, schedule and generators. Everything is read and
+/// checked before anything changes; what does not fit throws CheckpointError naming
+/// the file and the part. Sets state.epoch and state.extra from the file; returns
+/// the whole metadata.
+std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& path, TrainingState& state);
+
+/// save_checkpoint of a model, an optimizer (may be null) and the epoch.
 void save_checkpoint(const std::filesystem::path& path, nn::Module& model, optim::Optimizer* optimizer,
                      std::int64_t epoch, const std::map<std::string, std::string>& extra = {});
-/// Loads what save_checkpoint wrote into `model` (strictly: every key must fit) and
-/// `optimizer`; returns the metadata (its "epoch" says where to resume).
+/// load_checkpoint into a model and an optimizer (may be null); returns the metadata
+/// (its "epoch" says where to resume).
 std::map<std::string, std::string> load_checkpoint(const std::filesystem::path& path, nn::Module& model,
                                                    optim::Optimizer* optimizer);
 
