@@ -1,15 +1,23 @@
 #!/usr/bin/python3
-"""The week-1 benchmark workloads in PyTorch 1.13, for tools/bench-compare.
+"""The week-1 benchmark workloads in PyTorch, for tools/bench-compare.
 
-Prints JSON {name: median seconds}. Run with Debian's interpreter and
-libopenblas0-pthread installed (without it torch falls back to reference BLAS).
+Usage: PYTHON tools/bench/week01_torch.py [THREADS]
+THREADS (else $KINDLING_BENCH_THREADS, $OMP_NUM_THREADS, or the cores) is set with
+torch.set_num_threads before anything is timed (see torch_threads.py) and reported as
+"threads" (torch.get_num_threads()) in "_config".
+Prints JSON {name: median seconds, "_config": {...}}. With Debian's torch 1.13 install
+libopenblas0-pthread (without it torch falls back to reference BLAS).
 """
 import json
+import os
 import statistics
 import sys
 import time
 
 import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from torch_threads import config, setup  # noqa: E402
 
 SIDE = 4096
 
@@ -30,6 +38,7 @@ def median_time(fn, min_time=0.3, repetitions=3):
 
 
 def main():
+    setup()
     torch.manual_seed(0)
     results = {}
     tiny = torch.zeros(100)
@@ -46,8 +55,7 @@ def main():
     for n in (512, 1024, 2048):
         a, b = torch.rand(n, n), torch.rand(n, n)
         results[f"mm_{n}"] = median_time(lambda: torch.mm(a, b))
-    results["_config"] = {"torch": torch.__version__, "threads": torch.get_num_threads(),
-                          "blas": "openblas" if "OpenBLAS" in torch.__config__.show() or "openblas" in torch.__config__.show().lower() else "other"}
+    results["_config"] = config()
     json.dump(results, sys.stdout)
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""The week-2 benchmark workloads in PyTorch 1.13, for tools/bench-compare.
+"""The week-2 benchmark workloads in PyTorch, for tools/bench-compare.
 
-Prints JSON {name: median seconds}. Run with Debian's interpreter.
+Usage: PYTHON tools/bench/week02_torch.py [THREADS]
+THREADS (else $KINDLING_BENCH_THREADS, $OMP_NUM_THREADS, or the cores) is set with
+torch.set_num_threads before anything is timed (see torch_threads.py) and reported as
+"threads" (torch.get_num_threads()) in "_config".
+Prints JSON {name: median seconds, "_config": {...}}.
 """
 import json
 import sys
@@ -9,6 +13,7 @@ import sys
 import torch
 
 sys.path.insert(0, __import__("os").path.dirname(__file__))
+from torch_threads import config, setup  # noqa: E402
 from week01_torch import median_time  # noqa: E402
 
 
@@ -59,9 +64,10 @@ def mlp():
 
 
 def main():
+    setup()
     results = {"tiny_fwd_bwd": median_time(tiny()), "chain_10000": chain_backward(10_000),
                "chain_100000": chain_backward(100_000), "mlp_fwd_bwd": median_time(mlp()),
-               "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()}}
+               "_config": config()}
     json.dump(results, sys.stdout)
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""The week-3 benchmark workloads in PyTorch 1.13, for tools/bench-compare.
+"""The week-3 benchmark workloads in PyTorch, for tools/bench-compare.
 
-Prints JSON {name: median seconds}. Run with Debian's interpreter.
+Usage: PYTHON tools/bench/week03_torch.py [THREADS]
+THREADS (else $KINDLING_BENCH_THREADS, $OMP_NUM_THREADS, or the cores) is set with
+torch.set_num_threads before anything is timed (see torch_threads.py) and reported as
+"threads" (torch.get_num_threads()) in "_config".
+Prints JSON {name: median seconds, "_config": {...}}.
 """
 import json
 import os
@@ -11,6 +15,7 @@ import torch
 import torch.nn as nn
 
 sys.path.insert(0, os.path.dirname(__file__))
+from torch_threads import config, setup  # noqa: E402
 from week01_torch import median_time  # noqa: E402
 
 
@@ -54,9 +59,10 @@ def cnn_forward_backward():
 
 
 def main():
+    setup()
     results = {"linear_fwd_bwd": median_time(linear()), "cnn_fwd": median_time(cnn_forward()),
                "cnn_fwd_bwd": median_time(cnn_forward_backward()),
-               "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()}}
+               "_config": config()}
     json.dump(results, sys.stdout)
 
 

@@ -1,7 +1,11 @@
 #!/usr/bin/python3
-"""The week-4 benchmark workloads in PyTorch 1.13, for tools/bench-compare.
+"""The week-4 benchmark workloads in PyTorch, for tools/bench-compare.
 
-Prints JSON {name: median seconds}. Run with Debian's interpreter.
+Usage: PYTHON tools/bench/week04_torch.py [THREADS]
+THREADS (else $KINDLING_BENCH_THREADS, $OMP_NUM_THREADS, or the cores) is set with
+torch.set_num_threads before anything is timed (see torch_threads.py) and reported as
+"threads" (torch.get_num_threads()) in "_config".
+Prints JSON {name: median seconds, "_config": {...}}.
 """
 import json
 import os
@@ -12,6 +16,7 @@ import torch
 from torch.utils.data import WeightedRandomSampler
 
 sys.path.insert(0, os.path.dirname(__file__))
+from torch_threads import config, setup  # noqa: E402
 from week01_torch import median_time  # noqa: E402
 
 
@@ -50,10 +55,11 @@ def per_batch(workers):
 
 
 def main():
+    setup()
     results = {"weighted_replacement": median_time(weighted(True), repetitions=3),
                "weighted_no_replacement": median_time(weighted(False), repetitions=3),
                "per_batch_0": per_batch(0), "per_batch_2": per_batch(2),
-               "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()}}
+               "_config": config()}
     for w in (0, 1, 2, 4, 8):
         results[f"workers_{w}_items_per_s"] = worker_scaling(w)
     json.dump(results, sys.stdout)

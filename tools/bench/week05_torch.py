@@ -1,9 +1,12 @@
 #!/usr/bin/python3
-"""The week-5 benchmark workloads (grader/bench/week05_bench.cpp) in PyTorch 1.13.
+"""The week-5 benchmark workloads (grader/bench/week05_bench.cpp) in PyTorch, for tools/bench-compare.
 
-Usage: /usr/bin/python3 tools/bench/week05_torch.py THREADS
-THREADS is Kindling's thread count (the bench's "kindling_threads" counter): PyTorch runs at
-the same count (torch.set_num_threads), and both counts are printed.
+Usage: PYTHON tools/bench/week05_torch.py [THREADS]
+THREADS (else $KINDLING_BENCH_THREADS, $OMP_NUM_THREADS, or the cores) is set with
+torch.set_num_threads before anything is timed (see torch_threads.py) and reported as
+"threads" (torch.get_num_threads()) in "_config".
+tools/bench-compare passes Kindling's thread count (OMP_NUM_THREADS, which the Kindling bench
+reports as the counter "kindling_threads") and checks that the two agree.
 Prints JSON {name: median seconds, "_config": {...}}.
 """
 import json
@@ -15,6 +18,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
+from torch_threads import config, setup  # noqa: E402
 from week01_torch import median_time  # noqa: E402
 
 
@@ -61,15 +65,14 @@ def copy():
 
 
 def main():
-    threads = int(sys.argv[1]) if len(sys.argv) > 1 else torch.get_num_threads()
-    torch.set_num_threads(threads)
+    setup()
     results = {
         "mlp_epoch_60k": median_time(mlp_epoch(), min_time=0.0, repetitions=3),
         "cnn_epoch_6400": median_time(cnn_epoch(), min_time=0.0, repetitions=3),
         "copy_10m": median_time(copy()),
         "sgd_step_10m": median_time(optimizer_step(lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9))),
         "adam_step_10m": median_time(optimizer_step(lambda ps: torch.optim.Adam(ps))),
-        "_config": {"torch": torch.__version__, "threads": torch.get_num_threads()},
+        "_config": config(),
     }
     json.dump(results, sys.stdout)
 
