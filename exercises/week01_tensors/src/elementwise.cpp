@@ -57,7 +57,7 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 namespace {
 template <class Out, class In, class F>
 void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
-  detail::for_each_run<3>(
+  detail::parallel_for_each_run<3>(
       out.sizes(), {&out, &a, &b}, [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
         Out* o = reinterpret_cast<Out*>(p[0]);
         const In* x = reinterpret_cast<const In*>(p[1]);
@@ -81,7 +81,7 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 
 template <class Out, class In, class F>
 void unary_loop(const Tensor& out, const Tensor& x, F f) {
-  detail::for_each_run<2>(
+  detail::parallel_for_each_run<2>(
       out.sizes(), {&out, &x}, [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
         if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
           Out* o = reinterpret_cast<Out*>(p[0]);

@@ -8,7 +8,20 @@
 #include <array>
 #include <numeric>
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
 #include <kindling/tensor.hpp>
+
+// `#pragma omp parallel for if (cond)` when the build has OpenMP, nothing
+// otherwise (the TSan preset builds without it: libgomp is not instrumented).
+#define KINDLING_LOOP_PRAGMA(text) _Pragma(#text)
+#ifdef _OPENMP
+#define KINDLING_OMP_FOR_IF(cond) KINDLING_LOOP_PRAGMA(omp parallel for if (cond) schedule(static))
+#else
+#define KINDLING_OMP_FOR_IF(cond)
+#endif
 
 namespace kindling::detail {
 
@@ -169,6 +182,63 @@ void run_loop_2d(const StridedLoop<N>& loop, F&& f) {
   const std::int64_t rows = loop.shape[loop.shape.size() - 2], cols = loop.shape.back();
   run_loop(outer,
            [&](std::array<char*, N> p, std::array<std::int64_t, N>, std::int64_t) { f(p, row, col, rows, cols); });
+}
+
+/// The threads a parallel kernel may use: OpenMP's limit (OMP_NUM_THREADS, or one
+/// per core), 1 in a build without OpenMP or inside another parallel region.
+inline int max_threads() {
+#ifdef _OPENMP
+  return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+  return 1;
+#endif
+}
+
+/// Elements per thread below which a loop is not split: starting a parallel region
+/// costs a few microseconds, about what 32K float additions take. Smaller tensors
+/// stay on one thread, as fast as before.
+inline constexpr std::int64_t kParallelGrain = 32768;
+
+/// The loop restricted to positions [lo, hi) of its dim `d`.
+template <std::size_t N>
+StridedLoop<N> slice_loop(const StridedLoop<N>& loop, std::size_t d, std::int64_t lo, std::int64_t hi) {
+  StridedLoop<N> s = loop;
+  s.shape[d] = hi - lo;
+  for (std::size_t k = 0; k < N; ++k) s.data[k] += lo * loop.strides[k][d];
+  return s;
+}
+
+/// Runs `fn(piece)` on pieces of `loop` cut along its dim `d`, one piece per thread,
+/// when the loop has at least 2 * grain elements (else `fn(loop)` on this thread).
+/// Only for loops whose pieces write disjoint memory: every written operand must have
+/// a nonzero stride along `d`. Each element is then computed exactly as on one thread.
+template <std::size_t N, class F>
+void parallel_pieces(const StridedLoop<N>& loop, std::size_t d, F&& fn, std::int64_t grain = kParallelGrain) {
+  const std::int64_t total = numel_of(loop.shape);
+  const std::int64_t pieces = std::min<std::int64_t>({max_threads(), total / grain, loop.shape[d]});
+  if (pieces <= 1) {
+    fn(loop);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(static_cast <int>(pieces)) schedule(static, 1)
+#endif
+  for (std::int64_t p = 0; p < pieces; ++p)
+    fn(slice_loop(loop, d, loop.shape[d] * p / pieces, loop.shape[d] * (p + 1) / pieces));
+}
+
+/// for_each_run, split across threads along the outermost dim (or the one run) for
+/// large loops. For elementwise kernels whose output (operand 0) is written at every
+/// position with a nonzero stride; small loops take for_each_run's fast path.
+template <std::size_t N, class Inner>
+void parallel_for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>& operands, Inner&& inner,
+                           std::size_t order_by = 0) {
+  if (max_threads() <= 1 || numel_of(shape) < 2 * kParallelGrain) {
+    for_each_run(shape, operands, inner, order_by);
+    return;
+  }
+  parallel_pieces(make_loop<N>(shape, operands, order_by), 0,
+                  [&inner](const StridedLoop<N>& piece) { run_loop(piece, inner); });
 }
 
 /// Throws PyTorch's error when a tensor about to be written has two indices

@@ -16,6 +16,7 @@
 #include <kindling/factory.hpp>
 #include <kindling/linalg.hpp>
 #include <kindling/ops.hpp>
+#include <kindling/parallel.hpp>
 #include <kindling/tensor.hpp>
 
 #include "autograd_hooks.hpp"
@@ -366,11 +367,15 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
   };
   std::array<char*, 2> data;
   std::array<std::int64_t, 2> strides;
-  if (detail::flat_layout<2>(dst.sizes(), {&dst, &src}, data, strides)) {
+  const bool large = detail::max_threads() > 1 && dst.numel() >= 2 * detail::kParallelGrain;
+  if (!large && detail::flat_layout<2>(dst.sizes(), {&dst, &src}, data, strides)) {
     if (dst.numel() > 0) body(data, {0, 0}, strides, 1, dst.numel());
     return;
   }
-  detail::run_loop_2d(detail::make_loop<2>(dst.sizes(), {&dst, &src}), body);
+  // Large copies are cut along the outermost dim (rows of a 2-d copy), one piece per
+  // thread: every destination element is written by exactly one of them.
+  detail::parallel_pieces(detail::make_loop<2>(dst.sizes(), {&dst, &src}), 0,
+                          [&body](const detail::StridedLoop<2>& piece) { detail::run_loop_2d(piece, body); });
 }
 }  // namespace
 
@@ -442,6 +447,15 @@ std::string to_string(const Tensor& t) {
   std::ostringstream out;
   out << t;
   return out.str();
+}
+
+int get_num_threads() { return detail::max_threads(); }
+
+void set_num_threads(int n) {
+  KINDLING_CHECK_AS(ValueError, n >= 1, "set_num_threads expects a positive integer, got ", n);
+#ifdef _OPENMP
+  omp_set_num_threads(n);
+#endif
 }
 
 }  // namespace kindling

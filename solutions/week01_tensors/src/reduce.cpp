@@ -40,56 +40,95 @@ A combine(A acc, T v) {
 // acc[out index] = combine(acc, x) over the loop. `acc` has x's dims with size 1 on
 // the reduced ones, so broadcasting gives it stride 0 there; a full reduction of a
 // contiguous x is then a single run with no loop set-up at all.
+// Elements per piece of a parallel full reduction (see reduce_kernel).
+constexpr std::int64_t kPiece = std::int64_t{1} << 18;
+
 template <Red R, class A, class T>
 void reduce_kernel(const Tensor& acc, const Tensor& x) {
-  detail::for_each_run<2>(
-      x.sizes(), {&acc, &x},
-      [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-        A* out = reinterpret_cast<A*>(p[0]);
-        if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-          const T* in = reinterpret_cast<const T*>(p[1]);
-          if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
-            // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
-            // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
-            // a float sum and far more accurate than a sequential one.
-            double total = *out;
-            std::int64_t i = 0;
-            while (i < n) {
-              const std::int64_t end = std::min(n, i + 1024);
-              float lanes[16] = {};
-              for (; i + 16 <= end; i += 16)
-                for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
-              double block = 0;
-              for (; i < end; ++i) block += in[i];
-              for (float l : lanes) block += l;
-              total += block;
-            }
-            *out = total;
-          } else if constexpr (R == Red::Sum) {
-            // Eight independent partial sums let the compiler keep several vector adds in flight.
-            A part[8] = {};
-            std::int64_t i = 0;
-            for (; i + 8 <= n; i += 8)
-              for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
-            A a = *out;
-            for (; i < n; ++i) a += static_cast<A>(in[i]);
-            *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
-          } else {
-            A a = *out;
-            for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
-            *out = a;
-          }
-        } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-          const T* in = reinterpret_cast<const T*>(p[1]);
-          for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
-        } else {
-          for (std::int64_t i = 0; i < n; ++i) {
-            A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
-            a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
-          }
+  const auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+    A* out = reinterpret_cast<A*>(p[0]);
+    if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+      const T* in = reinterpret_cast<const T*>(p[1]);
+      if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
+        // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
+        // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
+        // a float sum and far more accurate than a sequential one.
+        double total = *out;
+        std::int64_t i = 0;
+        while (i < n) {
+          const std::int64_t end = std::min(n, i + 1024);
+          float lanes[16] = {};
+          for (; i + 16 <= end; i += 16)
+            for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
+          double block = 0;
+          for (; i < end; ++i) block += in[i];
+          for (float l : lanes) block += l;
+          total += block;
         }
-      },
-      1);
+        *out = total;
+      } else if constexpr (R == Red::Sum) {
+        // Eight independent partial sums let the compiler keep several vector adds in flight.
+        A part[8] = {};
+        std::int64_t i = 0;
+        for (; i + 8 <= n; i += 8)
+          for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
+        A a = *out;
+        for (; i < n; ++i) a += static_cast<A>(in[i]);
+        *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
+      } else {
+        A a = *out;
+        for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
+        *out = a;
+      }
+    } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+      const T* in = reinterpret_cast<const T*>(p[1]);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
+    } else {
+      for (std::int64_t i = 0; i < n; ++i) {
+        A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
+        a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+      }
+    }
+  };
+  // The loop walks x in memory order (x.t().sum() reads rows, not columns).
+  if (x.numel() < 2 * kPiece) {
+    detail::for_each_run<2>(x.sizes(), {&acc, &x}, inner, 1);
+    return;
+  }
+  const detail::StridedLoop<2> loop = detail::make_loop<2>(x.sizes(), {&acc, &x}, 1);
+  // 1. A kept dim with room for every thread: pieces along it write disjoint outputs,
+  //    and each output is reduced in the same order as on one thread.
+  const std::int64_t wanted = std::min<std::int64_t>(detail::max_threads(), x.numel() / detail::kParallelGrain);
+  for (std::size_t d = 0; d < loop.shape.size() && wanted > 1; ++d)
+    if (loop.strides[0][d] != 0 && loop.shape[d] >= wanted) {
+      detail::parallel_pieces(loop, d,
+                              [&inner](const detail::StridedLoop<2>& piece) { detail::run_loop(piece, inner); });
+      return;
+    }
+  // 2. Otherwise (a full reduction, or too few outputs): cut the outermost dim into a
+  //    number of pieces that depends on the size alone, reduce each into its own copy
+  //    of the accumulator (in parallel), and combine the copies in order. The result is
+  //    then the same for any number of threads.
+  const std::int64_t pieces = std::min<std::int64_t>(loop.shape[0], x.numel() / kPiece);
+  if (pieces <= 1) {
+    detail::run_loop(loop, inner);
+    return;
+  }
+  std::vector<Tensor> partial(static_cast<std::size_t>(pieces));
+  for (auto& t : partial) t = acc.clone();
+  char* const acc_base = static_cast<char*>(acc.data_ptr());
+  KINDLING_OMP_FOR_IF(detail::max_threads() > 1)
+  for (std::int64_t p = 0; p < pieces; ++p) {
+    detail::StridedLoop<2> piece =
+        detail::slice_loop(loop, 0, loop.shape[0] * p / pieces, loop.shape[0] * (p + 1) / pieces);
+    piece.data[0] = static_cast<char*>(partial[static_cast<std::size_t>(p)].data_ptr()) + (piece.data[0] - acc_base);
+    detail::run_loop(piece, inner);
+  }
+  A* a = static_cast<A*>(acc.data_ptr());
+  for (const Tensor& t : partial) {
+    const A* q = static_cast<const A*>(t.data_ptr());
+    for (std::int64_t i = 0; i < acc.numel(); ++i) a[i] = combine<R>(a[i], q[i]);
+  }
 }
 
 // Which dims are reduced; empty `dims` means all.
@@ -170,6 +209,7 @@ std::tuple<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool k
     const T* in = static_cast<const T*>(moved.data_ptr());
     T* vals = static_cast<T*>(values.data_ptr());
     auto* idx = static_cast<std::int64_t*>(indices.data_ptr());
+    KINDLING_OMP_FOR_IF(detail::max_threads() > 1 && rows > 1 && rows * n >= 2 * detail::kParallelGrain)
     for (std::int64_t r = 0; r < rows; ++r) {
       const T* row = in + r * n;
       std::int64_t best = 0;
@@ -222,6 +262,7 @@ Tensor along_dim(const Tensor& x, std::int64_t dim, F f) {
     if constexpr (std::is_floating_point_v<T>) {
       const T* in = static_cast<const T*>(moved.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
+      KINDLING_OMP_FOR_IF(detail::max_threads() > 1 && rows > 1 && rows * n >= 2 * detail::kParallelGrain)
       for (std::int64_t r = 0; r < rows; ++r) f(in + r * n, o + r * n, n);
     }
   });

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include <kindling/generator.hpp>
+#include <kindling/parallel.hpp>
 #include <kindling/worker_pool.hpp>
 
 namespace kindling::data {
@@ -114,6 +115,9 @@ void WorkerPool::worker_loop(std::int64_t id) {
   // in a worker depends on the seed alone, not on how the threads interleave.
   Generator generator(info.seed);
   const GeneratorGuard guard(generator);
+  // As PyTorch's workers call torch.set_num_threads(1): the loader's parallelism is
+  // its workers, and kernels inside them must not start a team of threads each.
+  set_num_threads(1);
   if (config_.worker_init_fn) {
     try {
       config_.worker_init_fn(id);

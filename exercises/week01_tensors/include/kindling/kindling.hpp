@@ -6,4 +6,5 @@
 #include <kindling/join.hpp>
 #include <kindling/linalg.hpp>
 #include <kindling/ops.hpp>
+#include <kindling/parallel.hpp>
 #include <kindling/tensor.hpp>
