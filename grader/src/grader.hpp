@@ -124,6 +124,7 @@ std::string first_build_error(const std::string& log);
 struct Report {
   std::string tree;
   bool perf = true;  // performance points graded (else left out of the maximum)
+  std::string note;  // shown first in Gradescope's output (e.g. which submitted files were taken)
   std::vector<TaskResult> results;
   double score() const;
   double max_score() const;

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   app.fallthrough();  // the options may come after `hint` or `watch`
   std::vector<std::string> selection;
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
-  std::string json_out, gradescope_out, junit_out, html_out, require;
+  std::string json_out, gradescope_out, junit_out, html_out, require, note_file;
   double timeout = 60;
   bool no_build = false, no_color = false, list = false, no_perf = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
@@ -42,6 +42,7 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_out, "write the results as JSON");
   app.add_option("--gradescope", gradescope_out, "write Gradescope's results.json");
   app.add_option("--junit", junit_out, "write JUnit XML");
+  app.add_option("--note", note_file, "a text file shown first in Gradescope's output (the autograder's file list)");
   app.add_option("--html", html_out, "write the HTML progress report here too (always: <build>/report.html)");
   app.add_flag("--no-build", no_build, "use the test programs already built");
   app.add_flag("--no-perf", no_perf, "skip the benchmarks behind performance points");
@@ -91,7 +92,13 @@ int main(int argc, char** argv) {
     if (watch_cmd->parsed()) return watch(manifest, tasks, options, tree);
 
     Session session(manifest, options, std::cout);
-    const Report report = session.grade(tasks);
+    Report report = session.grade(tasks);
+    if (!note_file.empty()) {
+      std::ifstream in(note_file);
+      if (!in) throw std::runtime_error("cannot read the note " + note_file);
+      report.note.assign(std::istreambuf_iterator<char>(in), {});
+      while (!report.note.empty() && report.note.back() == '\n') report.note.pop_back();
+    }
     std::cout << table(report, !no_color && isatty(STDOUT_FILENO));
     State state = load_state(workspace.state, manifest);
     record_run(workspace, manifest, report, state);

@@ -181,6 +181,36 @@ TEST(GraderReport, GradescopeFollowsTheResultsJsonSpec) {
   EXPECT_EQ(j["tests"][1]["status"], "failed");
 }
 
+TEST(GraderReport, GradescopeHasTheNoteAndALeaderboardOfPerformanceCounters) {
+  Report rep = sample_report();
+  rep.note = "took week01/src/tasks/view.cpp";
+  TaskResult timed;
+  timed.task = task("week03.layout_gemm", 5);
+  timed.task.perf_points = 10;
+  timed.task.perf = PerfSpec{"week03", "BM_LayoutSpeedup", "speedup", 3.0, 1.5};
+  timed.status = Status::Passed;
+  timed.perf_measured = true;
+  timed.perf_value = 4.25;
+  TaskResult ratio = timed;
+  ratio.task.id = "week05.epoch";
+  ratio.task.perf = PerfSpec{"week05", "BM_EpochVsReference", "ratio", 1.2, 2.0};
+  ratio.perf_value = 1.1;
+  TaskResult unmeasured = timed;
+  unmeasured.task.id = "week03.linear_layout";
+  unmeasured.perf_measured = false;
+  rep.results.push_back(timed);
+  rep.results.push_back(ratio);
+  rep.results.push_back(unmeasured);
+  const auto j = nlohmann::json::parse(to_gradescope(rep));
+  EXPECT_EQ(j["output"].get<std::string>().rfind("took week01/src/tasks/view.cpp\n", 0), 0u) << j["output"];
+  ASSERT_EQ(j["leaderboard"].size(), 2u);
+  EXPECT_EQ(j["leaderboard"][0]["name"], "week03.layout_gemm speedup");
+  EXPECT_EQ(j["leaderboard"][0]["value"], 4.25);
+  EXPECT_EQ(j["leaderboard"][0]["order"], "desc");  // a higher speedup is better
+  EXPECT_EQ(j["leaderboard"][1]["order"], "asc");   // a lower time ratio is better
+  EXPECT_FALSE(nlohmann::json::parse(to_gradescope(sample_report())).contains("leaderboard"));
+}
+
 TEST(GraderReport, JunitCountsFailuresAndErrorsAndEscapes) {
   const std::string xml = to_junit(sample_report());
   EXPECT_NE(xml.find("<testsuites name=\"kindling\" tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos)

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# kit.gradescope: `./grade package gradescope` builds a zip that follows Gradescope's
+# autograder specification, and its run_autograder grades four submissions correctly
+# in a simulated /autograder (KINDLING_AUTOGRADER_ROOT):
+#   1. the reference task files (flat, with a stray file): full score, the stray file ignored;
+#   2. nothing: zero, every task listed as not implemented;
+#   3. the reference with one task that segfaults and one that hangs: partial score,
+#      results.json still written;
+#   4. the stubs with one task that does not compile: zero, the compiler's message shown.
+#
+#   gradescope.sh SOURCE_DIR
+set -euo pipefail
+src=${1:?usage: gradescope.sh SOURCE_DIR}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/kindling-gradescope.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+  echo "gradescope: FAILED: $*" >&2
+  for f in "$tmp"/autograder/results/grade.log "$tmp"/*.out; do
+    [ -f "$f" ] && { echo "---- ${f##*/} (last 40 lines)"; tail -n 40 "$f"; }
+  done >&2
+  exit 1
+}
+week=week01
+folder=week01_tensors
+timeout=15
+
+# The package.
+"$src/grade" package gradescope --weeks "$week" --timeout "$timeout" -o "$tmp/autograder.zip" > "$tmp/package.out" 2>&1 ||
+  fail "packaging"
+listing=$(unzip -Z1 "$tmp/autograder.zip")
+for f in setup.sh run_autograder autograder.conf grade grader/tasks.json "exercises/$folder/src/tasks/view.cpp"; do
+  grep -qx "$f" <<< "$listing" || fail "the zip has no $f at its root"
+done
+! grep -q '^build/' <<< "$listing" || fail "the zip holds a build folder"
+[ -x "$(command -v unzip)" ] || fail "unzip missing"
+
+root=$tmp/autograder
+mkdir -p "$root/source" "$root/submission" "$root/results"
+unzip -q "$tmp/autograder.zip" -d "$root/source"
+[ -x "$root/source/run_autograder" ] || fail "run_autograder is not executable in the zip"
+KINDLING_AUTOGRADER_ROOT=$root bash "$root/source/setup.sh" > "$tmp/setup.out" 2>&1 || fail "setup.sh"
+
+# The week's tasks and points, from the manifest.
+max=$(python3 -c "import json,sys; print(sum(t['points'] for t in json.load(open(sys.argv[1]))['tasks'] if t['id'].startswith(sys.argv[2] + '.')))" \
+  "$src/grader/tasks.json" "$week")
+count=$(python3 -c "import json,sys; print(sum(1 for t in json.load(open(sys.argv[1]))['tasks'] if t['id'].startswith(sys.argv[2] + '.')))" \
+  "$src/grader/tasks.json" "$week")
+
+submit() {  # submit NAME: runs the autograder on what is in $root/submission
+  rm -f "$root/results/results.json"
+  (cd "$root" && KINDLING_AUTOGRADER_ROOT=$root "$root/source/run_autograder") > "$tmp/$1.out" 2>&1 ||
+    fail "$1: run_autograder exited non-zero"
+  [ -s "$root/results/results.json" ] || fail "$1: no results.json"
+  cp "$root/results/results.json" "$tmp/$1.json"
+}
+check() {  # check NAME PYTHON-EXPRESSION MESSAGE: the expression over r (results.json) must be true
+  python3 - "$tmp/$1.json" "$2" <<'PY' || fail "$1: $3"
+import json, sys
+r = json.load(open(sys.argv[1]))
+tests = {t["number"]: t for t in r["tests"]}
+ok = eval(sys.argv[2])
+if not ok:
+    print(json.dumps(r, indent=1)[:3000], file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+clear_submission() { rm -rf "$root/submission" && mkdir -p "$root/submission"; }
+
+# 1. The reference files, flat, and a file that is not a task.
+clear_submission
+cp "$src/solutions/$folder/src/tasks/"*.cpp "$root/submission/"
+echo "my notes" > "$root/submission/notes.txt"
+submit reference
+check reference "r['score'] == $max and len(r['tests']) == $count" "the reference files did not get $max points"
+check reference "all(t['status'] == 'passed' and t['visibility'] == 'visible' for t in r['tests'])" "a test is not passed/visible"
+check reference "'ignored notes.txt' in r['output'] and 'took    view.cpp' in r['output']" "the file list is not in the output"
+
+# 2. Nothing submitted.
+clear_submission
+submit empty
+check empty "r['score'] == 0 and len(r['tests']) == $count" "an empty submission did not get 0 with every task listed"
+check empty "all('not_implemented' in t['output'] for t in r['tests'])" "a task is not reported as not implemented"
+
+# 3. A segfault in one task, a hang in another, the rest from the reference.
+clear_submission
+mkdir -p "$root/submission/$folder/src/tasks"
+cp "$src/solutions/$folder/src/tasks/"*.cpp "$root/submission/$folder/src/tasks/"
+sed -i 's|// BEGIN SOLUTION week01.expand|&\n  { volatile int* crash = nullptr; *crash = 1; }|' "$root/submission/$folder/src/tasks/expand.cpp"
+sed -i 's|// BEGIN SOLUTION week01.squeeze|&\n  for (volatile int spin = 0;; spin = spin + 1) {}|' "$root/submission/$folder/src/tasks/squeeze.cpp"
+submit broken
+check broken "tests['week01.expand']['score'] == 0 and 'crashed' in tests['week01.expand']['output']" \
+  "the segfault is not reported as a crash"
+check broken "tests['week01.squeeze']['score'] == 0 and 'timed_out' in tests['week01.squeeze']['output']" \
+  "the hang is not reported as a time-out"
+check broken "0 < r['score'] < $max and r['score'] == sum(t['score'] for t in r['tests'] if t['status'] == 'passed')" \
+  "the score is not the sum of the passed tasks, strictly between 0 and $max"
+check broken "tests['week01.view']['status'] == 'passed' and tests['week01.transpose']['status'] == 'passed'" \
+  "tasks whose tests reach neither the crash nor the hang did not pass"
+
+# 4. The stubs, with one task file that does not compile.
+clear_submission
+cp "$src/exercises/$folder/src/tasks/squeeze.cpp" "$root/submission/"
+echo "this is not C++;" >> "$root/submission/squeeze.cpp"
+submit uncompilable
+check uncompilable "r['score'] == 0 and len(r['tests']) == $count" "an uncompilable submission did not get 0 with every task listed"
+check uncompilable "'error' in tests['week01.squeeze']['output'] and 'squeeze.cpp' in tests['week01.squeeze']['output']" \
+  "the compiler's message is not in the output"
+
+echo "gradescope: the zip and four submissions behave (max $max points over $count tasks)"
