@@ -9,7 +9,7 @@ KINDLING_BUILD_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-
 KINDLING_OPTIONAL_PACKAGES=(ccache)
 # Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting,
 # property tests, the HTML report in a headless browser, watch mode driven through tmux).
-KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format librapidcheck-dev chromium tmux zip unzip)
+KINDLING_TEST_PACKAGES=(doxygen libxml2-utils clang-format librapidcheck-dev chromium tmux zip unzip python3-yaml python3-jsonschema)
 
 # The command a tool package provides: a tool found on the PATH counts as installed,
 # whatever installed it (the GPU host's CMake and Ninja come from a Python venv).
