@@ -161,8 +161,8 @@ std::string to_gradescope(const Report& r) {
                           {"visibility", "visible"}});
   }
   j["execution_time"] = total;
-  j["output"] = (r.note.empty() ? "" : r.note + "\n") + "Kindling grader: " + points(r.score()) + " / " +
-                points(r.max_score());
+  j["output"] =
+      (r.note.empty() ? "" : r.note + "\n") + "Kindling grader: " + points(r.score()) + " / " + points(r.max_score());
   // The performance counters behind performance points, for Gradescope's leaderboard
   // (lower first when a lower value earns more, as for a time ratio).
   nlohmann::json board = nlohmann::json::array();
