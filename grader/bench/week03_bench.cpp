@@ -3,7 +3,7 @@
 //   (linear_naive, contiguous inner loop) and over W stored (in, out)
 //   (matmul_naive_in_out, strided inner loop), timed back to back in one
 //   benchmark, reported as the counter `speedup` = time(in, out) / time(out, in).
-//   The grader scores week03.layout_gemm on it.
+//   The grader scores week03.layout_gemm on it. BM_GemmLayout asks the same of mm.
 // - Linear through the module against the same computation written directly
 //   (addmm on the transposed weight): counter `ratio` = module / direct; the
 //   grader scores week03.linear_layout's performance points on it.
@@ -43,6 +43,24 @@ void BM_LayoutSpeedup(benchmark::State& state) {
   state.counters["gflops_in_out"] = flops / t_in_out / 1e9;
 }
 BENCHMARK(BM_LayoutSpeedup)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same question for a packed GEMM: mm(x, W.t()) with W stored (out, in) against
+// mm(x, W) with W stored (in, out), alternating; counter `ratio` = time(in, out) /
+// time(out, in) (1.0: the layout does not matter). The week-3 lecture quotes it.
+void BM_GemmLayout(benchmark::State& state) {
+  const std::int64_t n = state.range(0), batch = 32;
+  manual_seed(1);
+  const Tensor x = rand({batch, n});
+  const Tensor w_out_in = rand({n, n});
+  const Tensor w_in_out = w_out_in.t().contiguous();
+  double t_out_in = 0, t_in_out = 0;
+  for (auto _ : state) {
+    t_in_out += seconds_of([&] { benchmark::DoNotOptimize(mm(x, w_in_out)); });
+    t_out_in += seconds_of([&] { benchmark::DoNotOptimize(mm(x, w_out_in.t())); });
+  }
+  state.counters["ratio"] = t_in_out / t_out_in;
+}
+BENCHMARK(BM_GemmLayout)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Linear(784, 256) at batch 64, forward + backward: the module against addmm directly.
 void BM_LinearModuleVsDirect(benchmark::State& state) {
