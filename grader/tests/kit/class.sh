@@ -2,7 +2,7 @@
 # kit.class: `./grade class` grades a class of four submissions of week 1, two at a time:
 #   alice  a folder with the reference task files in their week folder: full score;
 #   bob    a zip of the reference with a segfault in one task: that task lost, the rest kept;
-#   carol  a git checkout with every reference file but squeeze.cpp: squeeze lost;
+#   carol  a git checkout with every reference file but squeeze.cpp: squeeze (and what needs it) lost;
 #   mallory a zip that tries to write outside its folder (../): refused, nothing unpacked.
 # It checks the CSV gradebook and the HTML reports, that a second run grades nobody again,
 # and that changing one student's file re-grades that student only.
@@ -53,8 +53,9 @@ same "$(row alice total)" "$(row alice max)" || fail "alice did not get full mar
 python3 -c "import sys; sys.exit(0 if 0 < float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$(row bob total)" "$(row bob max)" ||
   fail "bob did not keep the tasks the crash does not reach"
 [ "$(row carol week01.squeeze)" = 0.0 ] || fail "carol's missing file scored"
-same "$(python3 -c "import sys; print(float(sys.argv[1]) + float(sys.argv[2]))" "$(row carol total)" "$(points week01.squeeze)")" \
-  "$(row carol max)" || fail "carol did not get everything but squeeze"
+same "$(row carol week01.view)" "$(points week01.view)" || fail "carol lost a task that does not need squeeze"
+python3 -c "import sys; sys.exit(0 if 0 < float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$(row carol total)" "$(row carol max)" ||
+  fail "carol's total is not strictly between 0 and the maximum"
 [ "$(row mallory status)" = refused ] || fail "mallory's zip was not refused"
 row mallory note | grep -q "unsafe path" || fail "mallory's refusal does not say why"
 for f in "$tmp/evil.cpp" "$tmp/out/work/evil.cpp" "$tmp/out/work/mallory/autograder/evil.cpp"; do
