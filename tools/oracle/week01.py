@@ -214,6 +214,218 @@ printing = {
 }
 cases["print"] = {k: str(v) for k, v in printing.items()}
 
+# ---- graded tasks on the study notes' concepts (issue 16) ------------------------------------
+# Random cases come from one seeded generator, so the file is the same on every run. Inputs are
+# written out with their values ("x", "a", ...), so the C++ tests rebuild them exactly.
+gen = torch.Generator().manual_seed(16)
+
+
+def rint(lo, hi):  # an integer in [lo, hi], from the seeded generator
+    return int(torch.randint(lo, hi + 1, (1,), generator=gen))
+
+
+def rshape(lo_dims, hi_dims, hi_size=4, lo_size=1):
+    return [rint(lo_size, hi_size) for _ in range(rint(lo_dims, hi_dims))]
+
+
+def rnd(shape):  # float32 values with a few exact ties, so that argmax's "first index" rule matters
+    return (torch.randint(-6, 7, shape, generator=gen).float() / 4 + torch.randn(shape, generator=gen) * (
+        torch.rand(shape, generator=gen) < 0.5)).float()
+
+
+def broadcastable_to(shape):  # a shape that broadcasts to `shape`: leading dims dropped, some sizes set to 1
+    out = [s if rint(0, 2) else 1 for s in shape]
+    return out[rint(0, len(out)):] if rint(0, 1) else out
+
+
+# week01.masking: index_select, masked_select, masked_fill_.
+cases["index_select_random"] = []
+for _ in range(40):
+    shape = rshape(1, 4)
+    d = rint(0, len(shape) - 1)
+    index = [rint(0, shape[d] - 1) for _ in range(rint(0, 5))]
+    dtype = torch.int32 if rint(0, 3) == 0 else torch.int64
+    x = rnd(shape)
+    cases["index_select_random"].append({"x": values(x), "dim": d - len(shape) * rint(0, 1), "index": index,
+                                         "int32": dtype == torch.int32,
+                                         "out": values(torch.index_select(x, d, torch.tensor(index, dtype=dtype)))})
+cases["index_select_errors"] = []
+for shape, d, index in (([5], 0, [5]), ([3, 4], 0, [-1]), ([3, 4], 1, [1, 4]), ([2, 3, 4], 1, [-1]),
+                        ([2, 3, 4], 2, [0, 9]), ([2, 3, 4, 5], 1, [3])):
+    cases["index_select_errors"].append({"sizes": shape, "dim": d, "index": index, "error": error(
+        lambda: torch.index_select(torch.zeros(shape), d, torch.tensor(index)))})
+cases["index_select_matrix_index_error"] = error(lambda: torch.index_select(torch.zeros(3), 0, torch.tensor([[0]])))
+cases["index_select_float_index_error"] = error(lambda: torch.index_select(torch.zeros(3), 0, torch.tensor([0.0])))
+cases["index_select_scalar"] = values(torch.index_select(torch.tensor(2.5), 0, torch.tensor([0])))
+cases["masked_select_random"] = []
+for _ in range(30):
+    shape = rshape(0, 4)
+    mshape = broadcastable_to(shape)
+    if rint(0, 4) == 0:  # the mask may broadcast x too
+        shape, mshape = mshape, shape
+    x = rnd(shape)
+    mask = torch.rand(mshape, generator=gen) < 0.5
+    cases["masked_select_random"].append({"x": values(x), "mask": values(mask.long()),
+                                          "out": values(torch.masked_select(x, mask))})
+cases["masked_select_shape_error"] = error(lambda: torch.masked_select(torch.zeros(3, 4), torch.ones(2, dtype=torch.bool)))
+cases["masked_select_dtype_error"] = error(lambda: torch.masked_select(torch.zeros(3, 4), torch.zeros(3, 4)))
+cases["masked_fill_random"] = []
+for _ in range(30):
+    shape = rshape(0, 4)
+    mshape = broadcastable_to(shape)
+    x = rnd(shape)
+    mask = torch.rand(mshape, generator=gen) < 0.5
+    value = float(rint(-8, 8)) / 2
+    cases["masked_fill_random"].append({"x": values(x), "mask": values(mask.long()), "value": value,
+                                        "out": values(x.clone().masked_fill_(mask, value))})
+t = torch.arange(6)
+t[t > 3] = 0  # the notes' masked write, t[t > 3] = 0
+cases["masked_write_notes"] = values(t)
+cases["masked_fill_int_truncates"] = values(torch.arange(4).masked_fill_(torch.tensor([True, False, True, False]), 2.5))
+cases["masked_fill_broadcast_error"] = error(
+    lambda: torch.zeros(3, 4).masked_fill_(torch.ones(2, dtype=torch.bool), 1.0))
+cases["masked_fill_grow_error"] = error(
+    lambda: torch.zeros(3, 4).masked_fill_(torch.ones(2, 3, 4, dtype=torch.bool), 1.0))
+
+# week01.empty_like: PyTorch's preserve_format strides for every kind of view.
+cases["empty_like_random"] = []
+while len(cases["empty_like_random"]) < 80:
+    x = torch.zeros([rint(0, 4) if rint(0, 9) == 0 else rint(1, 4) for _ in range(rint(0, 4))])
+    for _ in range(rint(1, 3)):
+        op = rint(0, 3)
+        if op == 0 and x.dim() > 0:
+            x = x.permute(torch.randperm(x.dim(), generator=gen).tolist())
+        elif op == 1 and x.dim() > 0:
+            d = rint(0, x.dim() - 1)
+            x = x.narrow(d, 0, x.shape[d])[(slice(None),) * d + (slice(rint(0, 1), None, rint(1, 3)),)]
+        elif op == 2 and x.dim() > 0:
+            x = x.expand([rint(1, 3) if s == 1 else s for s in x.shape])
+        elif op == 3:
+            x = x.unsqueeze(rint(0, x.dim()))
+    e = torch.empty_like(x)
+    assert e.shape == x.shape
+    cases["empty_like_random"].append({"sizes": list(x.shape), "strides": list(x.stride()),
+                                       "offset": x.storage_offset(), "like_strides": list(e.stride())})
+cases["empty_like_notes"] = {"strides": list(torch.empty_like(torch.zeros(2, 3).t()).stride()),
+                             "int64_strides": list(torch.empty_like(torch.zeros(2, 3).t(), dtype=torch.int64).stride())}
+
+# week01.add_out: torch.can_cast and add(a, b, out=out).
+dts = [torch.bool, torch.uint8, torch.int32, torch.int64, torch.float32, torch.float64]
+cases["can_cast"] = [[torch.can_cast(x, y) for y in dts] for x in dts]
+cases["add_out_random"] = []
+for _ in range(30):
+    shape = rshape(0, 3)
+    a_shape, b_shape = broadcastable_to(shape), broadcastable_to(shape)
+    a_int, b_int = rint(0, 1) == 0, rint(0, 2) == 0
+    a = torch.randint(-9, 10, a_shape, generator=gen) if a_int else rnd(a_shape)
+    b = torch.randint(-9, 10, b_shape, generator=gen) if b_int else rnd(b_shape)
+    rt = torch.result_type(a, b)
+    out_dtype = [d for d in (torch.int32, torch.int64, torch.float32, torch.float64) if torch.can_cast(rt, d)][
+        rint(0, 1 if rt.is_floating_point else 3)]
+    out_shape = [[], [0], [rint(1, 9)], list(torch.broadcast_shapes(a.shape, b.shape))][rint(0, 3)]
+    alpha = rint(-2, 2)
+    out = torch.zeros(out_shape, dtype=out_dtype)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.add(a, b, alpha=alpha, out=out)
+    cases["add_out_random"].append({"a": values(a), "b": values(b), "alpha": alpha, "out_sizes": out_shape,
+                                    "out_dtype": str(out_dtype).replace("torch.", ""), "out": values(out)})
+big = torch.tensor([2 ** 24 + 1, 3])
+out = torch.zeros(2)
+torch.add(big, torch.zeros(2, dtype=torch.int64), out=out)
+cases["add_out_int64_to_float32"] = values(out)
+out = torch.zeros(2, dtype=torch.uint8)
+torch.add(torch.tensor([True, False]), torch.tensor([True, True]), out=out)
+cases["add_out_bool_to_uint8"] = values(out)
+out = torch.zeros(3, 2).t()
+torch.add(torch.arange(6.0).view(2, 3), torch.ones(3), out=out)
+cases["add_out_strided"] = {"out": values(out), "strides": list(out.stride())}
+out = torch.empty(0)
+v = out._version
+r = torch.add(torch.arange(6.0).view(2, 3), torch.ones(3), out=out)
+cases["add_out_empty"] = {"same": r is out, "version_bump": out._version - v, "sizes": list(out.shape),
+                          "strides": list(out.stride())}
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    out = torch.zeros(10)
+    p = out.data_ptr()
+    torch.add(torch.arange(6.0).view(2, 3), torch.ones(3), out=out)
+    big_enough = out.data_ptr() == p
+    out = torch.zeros(5)
+    p = out.data_ptr()
+    torch.add(torch.arange(6.0).view(2, 3), torch.ones(3), out=out)
+    cases["add_out_resize"] = {"kept_big_enough": big_enough, "kept_too_small": out.data_ptr() == p,
+                               "strides": list(out.stride())}
+cases["add_out_float_to_long_error"] = error(
+    lambda: torch.add(torch.ones(2), torch.ones(2), out=torch.zeros(2, dtype=torch.int64)))
+cases["add_out_long_to_bool_error"] = error(
+    lambda: torch.add(torch.ones(2, dtype=torch.int64), torch.ones(2, dtype=torch.int64),
+                      out=torch.zeros(2, dtype=torch.bool)))
+cases["add_out_autograd_error"] = error(
+    lambda: torch.add(torch.ones(2, requires_grad=True), torch.ones(2), out=torch.empty(0)))
+cases["add_out_expanded_error"] = error(
+    lambda: torch.add(torch.ones(3, 2), torch.ones(3, 2), out=torch.zeros(3, 1).expand(3, 2)))
+cases["casts"] = {"float_to_int64": values(torch.tensor([-2.7, 2.7, -0.5, 0.5]).to(torch.int64)),
+                  "float_to_uint8": values(torch.tensor([-1.5, 300.7, 255.9]).to(torch.uint8)),
+                  "to_bool": values(torch.tensor([0.0, -0.0, 0.1, float("nan")]).to(torch.bool)),
+                  "int64_to_float32": values(torch.tensor([2 ** 24, 2 ** 24 + 1, 2 ** 24 + 3]).to(torch.float32))}
+
+# week01.matmul: dot, mv, mm, folding and batched products, chosen by rank.
+cases["matmul_random"] = []
+for ra in (1, 2, 3, 4):
+    for rb in (1, 2, 3, 4):
+        for _ in range(3):
+            n, k, m = rint(1, 4), rint(0, 4) if rint(0, 5) == 0 else rint(1, 4), rint(1, 4)
+            batch = rshape(max(ra, rb) - 2, max(ra, rb) - 2, 3) if max(ra, rb) > 2 else []
+            a_batch = broadcastable_to(batch)[-(ra - 2):] if ra > 2 else []
+            b_batch = broadcastable_to(batch)[-(rb - 2):] if rb > 2 else []
+            a_batch = [1] * (max(ra - 2, 0) - len(a_batch)) + a_batch
+            b_batch = [1] * (max(rb - 2, 0) - len(b_batch)) + b_batch
+            a = rnd([k] if ra == 1 else a_batch + [n, k])
+            b = rnd([k] if rb == 1 else b_batch + [k, m])
+            cases["matmul_random"].append({"a": values(a), "b": values(b), "out": values(torch.matmul(a, b))})
+cases["matmul_int"] = values(torch.matmul(torch.arange(6).view(2, 3), torch.arange(3)))
+z = torch.zeros
+cases["matmul_errors"] = [
+    {"a": sa, "b": sb, "error": error(lambda: torch.matmul(z(sa), z(sb)))}
+    for sa, sb in (([], [3]), ([3], [2]), ([2, 3], [2]), ([3], [2, 4]), ([2, 3], [2, 3]), ([2, 3, 4], [5]),
+                   ([2, 3, 4], [5, 6]), ([3], [2, 5, 6]), ([2, 3], [2, 5, 6]), ([2, 3, 4], [2, 5, 6]),
+                   ([2, 3, 4], [3, 4, 6]))]
+
+# week01.max_dim: max/min(dim, keepdim), argmax/argmin.
+cases["max_dim_random"] = []
+for _ in range(40):
+    shape = rshape(0, 4)
+    x = rnd(shape)
+    if rint(0, 4) == 0 and x.numel() > 0:
+        x.view(-1)[rint(0, x.numel() - 1)] = float("nan")
+    d = rint(0, max(len(shape) - 1, 0)) - (len(shape) if rint(0, 1) and shape else 0)
+    keep = rint(0, 1) == 1
+    mx, mn = x.max(d, keepdim=keep), x.min(d, keepdim=keep)
+    cases["max_dim_random"].append({"x": values(x), "dim": d, "keepdim": keep, "max": values(mx.values),
+                                    "argmax_dim": values(mx.indices), "min": values(mn.values),
+                                    "argmin_dim": values(mn.indices), "argmax": values(x.argmax()),
+                                    "argmin": values(x.argmin())})
+cases["max_dim_int"] = {"values": values(torch.tensor([[3, 7, 7], [2, 1, 2]]).max(1).values),
+                        "indices": values(torch.tensor([[3, 7, 7], [2, 1, 2]]).max(1).indices)}
+cases["max_dim_bool"] = values(torch.tensor([[False, True, True], [False, False, False]]).max(1).indices)
+cases["max_dim_empty_error"] = error(lambda: torch.zeros(2, 0).max(1))
+cases["argmax_empty_error"] = error(lambda: torch.zeros(0).argmax())
+cases["argmax_dim_range_error"] = error(lambda: torch.zeros(2, 3).argmax(2))
+cases["argmax_empty_rows"] = values(torch.zeros(0, 3).argmax(1))
+
+# week01.repeat: tiling copies, against expand's free views.
+cases["repeat_random"] = []
+for _ in range(30):
+    shape = rshape(0, 3)
+    reps = [rint(0, 3) if rint(0, 5) == 0 else rint(1, 3) for _ in range(len(shape) + rint(0, 2))]
+    x = torch.randint(-9, 10, shape, generator=gen)
+    strided = x.dim() >= 2 and rint(0, 1) == 1  # the test also repeats a non-contiguous copy of x
+    xs = x.transpose(0, -1).contiguous().transpose(0, -1) if strided else x
+    cases["repeat_random"].append({"x": values(x), "strided": strided, "repeats": reps, "out": values(xs.repeat(reps))})
+cases["repeat_negative_error"] = error(lambda: torch.zeros(2, 3).repeat(2, -1))
+
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)
     f.write("\n")

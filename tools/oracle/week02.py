@@ -248,6 +248,38 @@ mb = ramp(4, 2, scale=3.0)
 (ma.matmul(mb) ** 2).sum().backward()
 cases["matmul_batched"] = {"grads": grads(ma, mb)}
 
+# ---- week02.dynamic_graph: the autograd tutorial's while loop --------------------------------------
+def doubling(xv, limit, v):
+    x = torch.tensor(xv, requires_grad=True)
+    y = x * 2
+    n = 1
+    while y.norm() < limit:
+        y = y * 2
+        n += 1
+    names = []
+    fn = y.grad_fn
+    while fn is not None:
+        names.append(fn.name())
+        fn = fn.next_functions[0][0] if fn.next_functions else None
+    y.backward(torch.tensor(v))
+    return {"y": values(y.detach()), "doublings": n, "grad": values(x.grad), "chain": names}
+
+
+cases["dynamic_graph_small"] = doubling([0.3, -1.2, 0.05], 1000.0, [0.1, 1.0, 0.0001])
+cases["dynamic_graph_large"] = doubling([30.0, -120.0, 5.0], 1000.0, [0.1, 1.0, 0.0001])
+cases["dynamic_graph_once"] = doubling([3.0, 4.0], 2.0, [1.0, -1.0])
+
+# ---- week02.running_loss: .item() on a loss, and a weighted running mean ----------------------------
+# (Python's .item() on two elements raises ValueError "only one element tensors can be converted to Python
+# scalars"; LibTorch's C++ Tensor::item(), which Kindling follows, says "a Tensor with 2 elements cannot be
+# converted to Scalar".)
+rl_total, rl_count = 0.0, 0
+for k in range(1, 6):
+    step_loss = ((ramp(4, 3) * k - 0.5) ** 2).mean()
+    rl_total += step_loss.item() * (k + 1)
+    rl_count += k + 1
+cases["running_loss"] = {"total": rl_total, "count": rl_count, "mean": rl_total / rl_count}
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
 print("wrote", len(cases), "cases to", os.path.normpath(OUT))

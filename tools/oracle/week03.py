@@ -257,6 +257,79 @@ cases["gain_error"] = error(lambda: nn.init.calculate_gain("swish"))
 cases["mode_error"] = error(lambda: nn.init.kaiming_uniform_(torch.empty(3, 3), mode="fan_avg"))
 cases["leaf_write_error"] = error(lambda: nn.Linear(2, 2).weight.uniform_())
 
+# ---- week03.fold_conv_bn: torch.nn.utils.fusion.fuse_conv_bn_eval ----------------------------------------------
+from torch.nn.utils.fusion import fuse_conv_bn_eval  # noqa: E402
+
+fold_configs = {
+    "fold_basic": dict(cin=3, cout=4, k=(3, 3), stride=1, padding=1, dilation=1, groups=1, bias=True, affine=True,
+                       eps=1e-5, x=(2, 3, 5, 5)),
+    "fold_no_conv_bias": dict(cin=3, cout=4, k=(3, 3), stride=1, padding=1, dilation=1, groups=1, bias=False,
+                              affine=True, eps=1e-5, x=(2, 3, 5, 5)),
+    "fold_full": dict(cin=4, cout=6, k=(3, 2), stride=2, padding=(1, 2), dilation=2, groups=2, bias=True,
+                      affine=True, eps=1e-3, x=(1, 4, 9, 8)),
+    "fold_no_affine": dict(cin=2, cout=3, k=(2, 2), stride=1, padding=0, dilation=1, groups=1, bias=True,
+                           affine=False, eps=1e-5, x=(2, 2, 4, 4)),
+}
+for name, c in fold_configs.items():
+    with torch.no_grad():
+        conv = nn.Conv2d(c["cin"], c["cout"], c["k"], stride=c["stride"], padding=c["padding"],
+                         dilation=c["dilation"], groups=c["groups"], bias=c["bias"])
+        conv.weight.copy_(ramp(*conv.weight.shape, scale=13.0, shift=0.8))
+        if c["bias"]:
+            conv.bias.copy_(ramp(c["cout"], scale=2.0, shift=0.5))
+        bn = nn.BatchNorm2d(c["cout"], eps=c["eps"], affine=c["affine"])
+        if c["affine"]:
+            bn.weight.copy_(ramp(c["cout"], scale=4.0, shift=-0.5))  # 0.5, 0.75, ...
+            bn.bias.copy_(ramp(c["cout"], scale=3.0, shift=0.4))
+        bn.running_mean.copy_(ramp(c["cout"], scale=5.0, shift=0.3))
+        bn.running_var.copy_(ramp(c["cout"], scale=2.0, shift=-0.25))  # 0.25, 0.75, ...
+        conv.eval()
+        bn.eval()
+        fx = ramp(*c["x"], scale=11.0, shift=1.0)
+        fused = fuse_conv_bn_eval(conv, bn)
+        cases[name] = {"out": values(bn(conv(fx))), "weight": values(fused.weight), "bias": values(fused.bias),
+                       "folded_out": values(fused(fx))}
+
+# ---- week03.interpolate: source indices (interpolating an arange) and whole outputs ---------------------------
+nearest = []
+for n_in, n_out, scale in [(3, 7, None), (5, 3, None), (4, 8, None), (4, 8, 2.0), (5, 7, 1.5), (6, 4, None),
+                           (7, 3, 0.5), (5, 8, 1.7), (1, 4, None), (3, 3, None)]:
+    src = torch.arange(n_in, dtype=torch.float32).view(1, 1, 1, n_in)
+    if scale is None:
+        got = F.interpolate(src, size=(1, n_out), mode="nearest")
+    else:
+        got = F.interpolate(src, scale_factor=(1.0, scale), mode="nearest")
+        assert got.shape[-1] == n_out, (n_in, scale, got.shape)
+    nearest.append({"in": n_in, "out": n_out, "scale": scale, "index": [int(v) for v in got.reshape(-1).tolist()]})
+cases["nearest_indices"] = nearest
+
+linear = []
+for n_in, n_out, scale, corners in [(2, 4, None, False), (2, 4, None, True), (3, 7, None, False),
+                                    (3, 7, None, True), (5, 3, None, False), (5, 3, None, True),
+                                    (4, 6, 1.5, False), (4, 8, 2.0, False), (6, 1, None, True), (6, 1, None, False),
+                                    (1, 3, None, False), (1, 3, None, True), (7, 2, 0.3, False)]:
+    src = torch.arange(n_in, dtype=torch.float32).view(1, 1, 1, n_in)
+    if scale is None:
+        got = F.interpolate(src, size=(1, n_out), mode="bilinear", align_corners=corners)
+    else:
+        got = F.interpolate(src, scale_factor=(1.0, scale), mode="bilinear", align_corners=corners)
+        assert got.shape[-1] == n_out, (n_in, scale, got.shape)
+    linear.append({"in": n_in, "out": n_out, "scale": scale, "align_corners": corners,
+                   "position": got.reshape(-1).tolist()})
+cases["linear_positions"] = linear
+
+ix = ramp(1, 2, 3, 4, scale=3.0, shift=1.0).detach()
+cases["interpolate_outputs"] = {
+    "nearest_size": values(F.interpolate(ix, size=(5, 7), mode="nearest")),
+    "nearest_scale": values(F.interpolate(ix, scale_factor=2.0, mode="nearest")),
+    "nearest_down": values(F.interpolate(ix, size=(2, 3), mode="nearest")),
+    "bilinear_size": values(F.interpolate(ix, size=(5, 7), mode="bilinear", align_corners=False)),
+    "bilinear_corners": values(F.interpolate(ix, size=(5, 7), mode="bilinear", align_corners=True)),
+    "bilinear_scale": values(F.interpolate(ix, scale_factor=1.5, mode="bilinear", align_corners=False)),
+    "bilinear_down": values(F.interpolate(ix, size=(2, 2), mode="bilinear", align_corners=False)),
+    "upsample_corners": values(nn.Upsample(scale_factor=2.0, mode="bilinear", align_corners=True)(ix)),
+}
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)

@@ -16,7 +16,7 @@ from torch.utils.data import (BatchSampler, DataLoader, DistributedSampler, Rand
                               TensorDataset, WeightedRandomSampler)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import error  # noqa: E402
+from common import error, values  # noqa: E402
 
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week04", "data", "oracle.json")
@@ -106,6 +106,55 @@ def loader_failure(n, bad, kind, workers, batch_size):
 cases["loader_failures"] = [loader_failure(n, bad, kind, workers, bs)
                             for kind in Failing.KINDS
                             for (n, bad, workers, bs) in ((12, 10, 2, 2), (12, 5, 3, 2), (9, 0, 1, 4), (20, 13, 0, 3))]
+
+# ---- week04.csv_dataset: a Dataset written by hand over a CSV of tiny images, Compose(ToTensor, Normalize),
+# and next(iter(loader)). The file is written here (deterministic) and shipped next to oracle.json.
+CSV = os.path.join(os.path.dirname(OUT), "tiny_images.csv")
+os.makedirs(os.path.dirname(OUT), exist_ok=True)
+with open(CSV, "w", newline="") as f:
+    f.write("label," + ",".join("pixel%d" % (j + 1) for j in range(6)) + "\n")
+    for i in range(5):
+        f.write(",".join([str((3 * i + 1) % 10)] + [str((i * 37 + j * 11 + 5) % 256) for j in range(6)]) + "\n")
+
+
+class TinyImages(torch.utils.data.Dataset):
+    """The study notes' pattern: read everything in __init__, answer __len__ and __getitem__."""
+
+    def __init__(self, path, transform):
+        with open(path) as f:
+            rows = [line.strip().split(",") for line in f.readlines()[1:] if line.strip()]
+        self.labels = torch.tensor([int(r[0]) for r in rows])
+        self.pixels = torch.tensor([[float(v) for v in r[1:]] for r in rows])
+        self.transform = transform
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, i):
+        image = self.pixels[i].view(2, 3).to(torch.uint8)
+        return self.transform(image), self.labels[i]
+
+
+def to_tensor(image):  # torchvision.transforms.ToTensor for an (H, W) uint8 image
+    return image.unsqueeze(2).permute(2, 0, 1).contiguous().to(torch.float32).div(255)
+
+
+def normalize(mean, std):  # torchvision.transforms.Normalize for a (C, H, W) float tensor
+    return lambda t: (t - torch.tensor(mean).view(-1, 1, 1)) / torch.tensor(std).view(-1, 1, 1)
+
+
+def compose(*fs):
+    def run_all(x):
+        for fn in fs:
+            x = fn(x)
+        return x
+    return run_all
+
+
+tiny = TinyImages(CSV, compose(to_tensor, normalize([0.5], [0.25])))
+first_images, first_labels = next(iter(DataLoader(tiny, batch_size=2)))
+cases["csv_first_batch"] = {"len": len(tiny), "images": values(first_images), "labels": values(first_labels),
+                            "features": values(tiny.pixels), "all_labels": values(tiny.labels)}
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:

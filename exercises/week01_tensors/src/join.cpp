@@ -1,5 +1,6 @@
-// Joining, splitting and indexing: cat, stack, chunk, split, index_select,
-// masked_select, masked_fill, where, repeat.
+// Joining, splitting and indexing: cat, stack, chunk, split, masked_fill, where.
+// index_select, masked_select and masked_fill_ are the task week01.masking
+// (src/tasks/masking.cpp), repeat the task week01.repeat (src/tasks/repeat.cpp).
 
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
@@ -18,7 +19,6 @@ using detail::autograd::OpArgs;
 namespace {
 Tensor cat_impl(const TensorList& tensors, std::int64_t dim);
 Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b);
-Tensor index_select_impl(const Tensor& x, std::int64_t d, const Tensor& index);
 }  // namespace
 
 Tensor cat(const TensorList& tensors, std::int64_t dim) {
@@ -127,91 +127,15 @@ std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim
   return split(x, split_size, dim);
 }
 
-Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  KINDLING_CHECK_AS(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
-  KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
-                 "index_select(): Expected dtype int32 or int64 for index");
-  const std::int64_t d = wrap_dim(dim, x.dim());
-  return differentiable(
-      Op::IndexSelect, {x}, [&] { return index_select_impl(x, d, index); },
-      [&] { return OpArgs{.dim = d, .aux = index}; });
-}
-
-namespace {
-Tensor index_select_impl(const Tensor& x, std::int64_t d, const Tensor& index) {
-  const auto idx = index.to_vector<std::int64_t>();
-  Shape shape = x.sizes().vec();
-  if (x.dim() > 0) shape[d] = static_cast<std::int64_t>(idx.size());
-  Tensor out = detail::empty_contiguous(shape, x.dtype());
-  const std::int64_t size = x.dim() > 0 ? x.sizes()[d] : 1;
-  for (std::size_t i = 0; i < idx.size(); ++i) {
-    KINDLING_CHECK_AS(IndexError, idx[i] >= 0 && idx[i] < size, "INDICES element is out of DATA bounds, id=", idx[i],
-                      " axis_dim=", size);
-    if (x.dim() == 0)
-      detail::copy(out, x);
-    else
-      detail::copy(out.select(d, static_cast<std::int64_t>(i)), x.select(d, idx[i]));
-  }
-  return out;
-}
-}  // namespace
-
-Tensor masked_select(const Tensor& x, const Tensor& mask) {
-  KINDLING_CHECK(mask.dtype() == kBool, "masked_select: expected BoolTensor for mask");
-  const Shape shape = broadcast_shapes(mask.sizes(), x.sizes());
-  const Tensor xs = x.expand(shape).contiguous();
-  const auto keep = mask.expand(shape).to_vector<bool>();
-  std::int64_t n = 0;
-  for (bool k : keep) n += k;
-  Tensor out = detail::empty_contiguous({n}, x.dtype());
-  visit_dtype(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* in = static_cast<const T*>(xs.data_ptr());
-    T* o = static_cast<T*>(out.data_ptr());
-    for (std::size_t i = 0; i < keep.size(); ++i)
-      if (keep[i]) *o++ = in[i];
-  });
-  return out;
-}
-
-namespace {
-void masked_fill_kernel(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  KINDLING_CHECK(mask.dtype() == kBool, "masked_fill_ only supports boolean masks, but got mask with dtype ",
-                 dtype_name(mask.dtype()));
-  detail::check_no_internal_overlap(x);
-  const Tensor m = mask.expand(x.sizes());
-  visit_dtype(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T v = value.to<T>();
-    detail::for_each_run<2>(x.sizes(), {&x, &m},
-                            [v](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-                              for (std::int64_t i = 0; i < n; ++i)
-                                if (*reinterpret_cast<const bool*>(p[1] + i * s[1]))
-                                  *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-                            });
-  });
-}
-}  // namespace
-
-const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
-  detail::autograd::inplace(
-      Op::MaskedFill, x, {},
-      [&] {
-        masked_fill_kernel(x, mask, value);
-        x.bump_version();
-      },
-      [&] { return OpArgs{.alpha = value, .aux = mask}; });
-  return x;
-}
-
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return differentiable(
       Op::MaskedFill, {x},
       [&] {
-        const Shape shape = broadcast_shapes(x.sizes(), mask.sizes());
-        Tensor out = x.expand(shape).clone();
-        masked_fill_kernel(out, mask, value);
-        return out;
+        KINDLING_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8,
+                       "masked_fill_ only supports boolean masks, but got mask with dtype ", dtype_name(mask.dtype()));
+        // mask ? value : x, with value in x's dtype (masked_fill_, the task week01.masking, writes in place).
+        const Tensor m = mask.dtype() == kBool ? mask : ne(mask, 0);
+        return where_impl(m, scalar_tensor(value, x.dtype()), x);
       },
       [&] { return OpArgs{.alpha = value, .aux = mask}; });
 }
@@ -245,25 +169,6 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
 }
 }  // namespace
 
-Tensor repeat(const Tensor& x, IntArrayRef repeats) {
-  KINDLING_CHECK(static_cast<std::int64_t>(repeats.size()) >= x.dim(),
-                 "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor");
-  for (auto r : repeats)
-    KINDLING_CHECK(r >= 0, "Trying to create tensor with negative dimension ", r, ": ", to_string(repeats));
-  // Pad x with leading size-1 dims, then view it as [r0, s0, r1, s1, ...] with stride 0 on
-  // each repeat dim: one copy of that view is the tiled result.
-  const std::size_t n = repeats.size();
-  const std::size_t lead = n - static_cast<std::size_t>(x.dim());
-  Shape sizes, strides, out_shape;
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t s = i < lead ? 1 : x.sizes()[i - lead];
-    const std::int64_t st = i < lead ? 0 : x.strides()[i - lead];
-    sizes.insert(sizes.end(), {repeats[i], s});
-    strides.insert(strides.end(), {0, st});
-    out_shape.push_back(repeats[i] * s);
-  }
-  if (numel_of(out_shape) == 0 || x.numel() == 0) return zeros(out_shape, x.dtype());
-  return x.as_strided(sizes, strides, x.storage_offset()).clone().view(out_shape);
-}
+// repeat is the task week01.repeat (src/tasks/repeat.cpp).
 
 }  // namespace kindling

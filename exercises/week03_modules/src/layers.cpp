@@ -1,5 +1,5 @@
-// Constructors and printing of the given layers, containers, BatchNorm and the
-// conv-BN fold.
+// Constructors and printing of the given layers, containers and BatchNorm (the
+// conv-BN fold is task week03.fold_conv_bn, in src/tasks/fold_conv_bn.cpp).
 
 #include <kindling/nn.hpp>
 
@@ -170,24 +170,6 @@ std::string BatchNorm::extra_repr() const {
   return std::to_string(num_features) + ", eps=" + detail::py_float_repr(eps) +
          ", momentum=" + (momentum ? detail::py_float_repr(*momentum) : std::string("None")) +
          ", affine=" + detail::py_bool(affine) + ", track_running_stats=" + detail::py_bool(track_running_stats);
-}
-
-Conv2d fold_conv_bn(const Conv2d& conv, const BatchNorm2d& bn) {
-  KINDLING_CHECK(conv.out_channels == bn.num_features, "fold_conv_bn: the conv has ", conv.out_channels,
-                 " output channels but the BatchNorm normalises ", bn.num_features);
-  KINDLING_CHECK(bn.running_mean.defined(), "fold_conv_bn: the BatchNorm keeps no running statistics");
-  Conv2dOptions opts = conv.options;
-  opts.bias = true;
-  Conv2d folded(conv.in_channels, conv.out_channels, conv.kernel_size, opts);
-  AutoGradMode off(false);
-  const Tensor scale = rsqrt(bn.running_var + bn.eps);  // 1 / sqrt(var + eps)
-  const Tensor s = bn.weight.defined() ? bn.weight.detach() * scale : scale;
-  folded.weight.copy_(conv.weight.detach() * s.view({-1, 1, 1, 1}));
-  const Tensor b = conv.bias.defined() ? conv.bias.detach() : zeros({conv.out_channels}, conv.weight.dtype());
-  Tensor shift = (b - bn.running_mean) * s;
-  if (bn.bias.defined()) shift = shift + bn.bias.detach();
-  folded.bias.copy_(shift);
-  return folded;
 }
 
 // ---- Upsample

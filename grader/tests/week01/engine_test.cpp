@@ -4,6 +4,7 @@
 #include <sstream>
 #include <thread>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 using namespace kindling;
@@ -350,4 +351,15 @@ TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
   EXPECT_EQ(z.abs().max().item<float>(), 0.0f);
   const Tensor small = full({16}, 3.0);  // below 1 MiB: an ordinary allocation
   EXPECT_EQ(small.sum().item<float>(), 48.0f);
+}
+
+TEST(EngineCasts, ConversionsLoseDataAsPyTorchDoes) {
+  // Float to integer truncates toward zero; floats reach uint8 through int64 (so -1.5
+  // wraps to 255); anything nonzero, NaN included, is true; int64 to float32 rounds.
+  const auto& c = oracle_json("casts");
+  expect_values(tensor({-2.7, 2.7, -0.5, 0.5}).to(kInt64), values_from_json(c.at("float_to_int64")));
+  expect_values(tensor({-1.5, 300.7, 255.9}).to(kUInt8), values_from_json(c.at("float_to_uint8")));
+  expect_values(tensor({0.0, -0.0, 0.1, NAN}).to(kBool), values_from_json(c.at("to_bool")));
+  expect_values(tensor(std::vector<std::int64_t>{1 << 24, (1 << 24) + 1, (1 << 24) + 3}).to(kFloat32),
+                values_from_json(c.at("int64_to_float32")), 0, 0);
 }

@@ -198,19 +198,12 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options, std::func
   return from_blob(data, sizes, contiguous_strides(sizes), options, std::move(deleter));
 }
 
-Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options,
-                 std::function<void(void*)> deleter) {
-  check_sizes_nonnegative(sizes);
-  KINDLING_CHECK(sizes.size() == strides.size(), "from_blob: sizes and strides differ in length");
-  const ScalarType dtype = options.dtype_or(kDefaultDtype);
-  std::int64_t extent = numel_of(sizes) == 0 ? 0 : 1;
-  for (std::size_t d = 0; d < sizes.size() && extent; ++d) extent += (sizes[d] - 1) * strides[d];
-  Storage s = Storage::from_blob(data, static_cast<std::size_t>(extent) * element_size(dtype), std::move(deleter),
-                                 options.device_);
-  return Tensor::make(std::move(s), sizes.vec(), strides.vec(), 0, dtype);
-}
+// The strided from_blob is the task week01.from_blob (src/tasks/from_blob.cpp).
 
-Tensor empty_like(const Tensor& t, TensorOptions o) { return empty(t.sizes(), o.dtype_or(t.dtype())); }
+// empty_like is the task week01.empty_like (src/tasks/empty_like.cpp). The other *_like
+// factories do not call it: week 2's autograd makes zeros_like and ones_like on every
+// backward pass, and the week-2 tasks must not wait for a week-1 task. They return
+// row-major tensors, where PyTorch's keep t's layout as empty_like does.
 Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o.dtype_or(t.dtype())); }
 Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), o.dtype_or(t.dtype())); }
 Tensor full_like(const Tensor& t, const Scalar& v, TensorOptions o) {

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <tuple>
 #include <type_traits>
 
 #include <kindling/tensor.hpp>
@@ -32,6 +33,12 @@ Tensor wrapped_scalar(const Scalar& value);
 void fill(const Tensor& t, const Scalar& value);
 /// copy_ without the version bump, for tensors the engine is still building.
 void copy(const Tensor& dst, const Tensor& src);
+
+/// max(x, dim)/min(x, dim) and argmax/argmin with a dim: the largest (is_max) or
+/// smallest element along `dim` and its index. The task week01.max_dim: the contract
+/// is the doc comment in src/tasks/max_dim.cpp. `name` ("max", "min", "argmax",
+/// "argmin") goes into the error for an empty dim.
+std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max, const char* name);
 
 /// A new contiguous tensor without checks (the engine's allocation point).
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);

@@ -215,37 +215,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   });
 }
 
-Tensor matmul(const Tensor& a, const Tensor& b) {
-  KINDLING_CHECK(a.dim() > 0 && b.dim() > 0, "both arguments to matmul need to be at least 1D, but they are ", a.dim(),
-                 "D and ", b.dim(), "D");
-  if (a.dim() == 1 && b.dim() == 1) return dot(a, b);
-  if (a.dim() == 2 && b.dim() == 1) return mv(a, b);
-  if (a.dim() == 1 && b.dim() == 2) return mm(a.unsqueeze(0), b).squeeze(0);
-  if (a.dim() == 2 && b.dim() == 2) return mm(a, b);
-  if (a.dim() >= 3 && b.dim() <= 2) {
-    // Fold the batch into the rows: one big GEMM instead of many small ones.
-    Shape out_shape(a.sizes().begin(), a.sizes().end() - 1);
-    const Tensor rows = a.reshape({-1, a.sizes().back()});
-    // The product is a fresh tensor: reshaped with _unsafe_view, as PyTorch does (UnsafeViewBackward0).
-    if (b.dim() == 1) return mv(rows, b)._unsafe_view(out_shape);
-    out_shape.push_back(b.sizes()[1]);
-    return mm(rows, b)._unsafe_view(out_shape);
-  }
-  // General case: broadcast the batch dims and run one bmm.
-  const Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
-  const Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
-  const std::int64_t n = a2.sizes()[a2.dim() - 2], k = a2.sizes().back();
-  const std::int64_t k2 = b2.sizes()[b2.dim() - 2], m = b2.sizes().back();
-  const Shape batch = broadcast_shapes(IntArrayRef(a2.sizes().data(), a2.sizes().size() - 2),
-                                       IntArrayRef(b2.sizes().data(), b2.sizes().size() - 2));
-  Shape ea = batch, eb = batch;
-  ea.insert(ea.end(), {n, k});
-  eb.insert(eb.end(), {k2, m});
-  const Tensor out = bmm(a2.expand(ea).reshape({-1, n, k}), b2.expand(eb).reshape({-1, k2, m}));
-  Shape out_shape = batch;
-  if (a.dim() > 1) out_shape.push_back(n);
-  if (b.dim() > 1) out_shape.push_back(m);
-  return out._unsafe_view(out_shape);
-}
+// matmul, which picks one of the products above by the operands' ranks, is the task
+// week01.matmul (src/tasks/matmul.cpp).
 
 }  // namespace kindling

@@ -191,44 +191,6 @@ Tensor extreme_all(const Tensor& x, Red r, const char* name) {
 }
 
 // Values and first indices of the extreme along one dim.
-std::tuple<Tensor, Tensor> extreme_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max, const char* name) {
-  if (x.dim() == 0) {
-    wrap_dim(dim, 0);
-    return {x.clone(), zeros({}, kInt64)};
-  }
-  const std::int64_t d = wrap_dim(dim, x.dim());
-  KINDLING_CHECK_AS(IndexError, x.sizes()[d] > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
-  const Tensor moved = x.movedim(d, -1).contiguous();
-  const std::int64_t n = moved.sizes().back();
-  const std::int64_t rows = moved.numel() / n;
-  Shape out_shape(moved.sizes().begin(), moved.sizes().end() - 1);
-  Tensor values = detail::empty_contiguous(out_shape, x.dtype());
-  Tensor indices = detail::empty_contiguous(out_shape, kInt64);
-  visit_dtype(x.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* in = static_cast<const T*>(moved.data_ptr());
-    T* vals = static_cast<T*>(values.data_ptr());
-    auto* idx = static_cast<std::int64_t*>(indices.data_ptr());
-    KINDLING_OMP_FOR_IF(detail::max_threads() > 1 && rows > 1 && rows * n >= 2 * detail::kParallelGrain)
-    for (std::int64_t r = 0; r < rows; ++r) {
-      const T* row = in + r * n;
-      std::int64_t best = 0;
-      for (std::int64_t i = 1; i < n; ++i) {
-        if constexpr (std::is_floating_point_v<T>)
-          if (row[best] != row[best]) break;  // the first NaN wins
-        const bool better = is_max ? row[i] > row[best] : row[i] < row[best];
-        bool nan = false;
-        if constexpr (std::is_floating_point_v<T>) nan = row[i] != row[i];
-        if (better || nan) best = i;
-      }
-      vals[r] = row[best];
-      idx[r] = best;
-    }
-  });
-  if (keepdim) return {values.unsqueeze(d), indices.unsqueeze(d)};
-  return {values, indices};
-}
-
 // Max over dims, keeping them; non-finite maxima become 0 (the shift for log-sum-exp).
 Tensor stable_shift(const Tensor& x, const std::vector<bool>& mask) {
   return visit_dtype(x.dtype(), [&](auto tag) -> Tensor {
@@ -348,7 +310,7 @@ std::tuple<Tensor, Tensor> extreme_dim_recorded(const Tensor& x, std::int64_t di
       is_max ? Op::MaxDim : Op::MinDim, {x},
       [&] {
         Tensor v;
-        std::tie(v, indices) = extreme_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
+        std::tie(v, indices) = detail::max_min_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
         return v;
       },
       [&] { return OpArgs{.dim = dim, .keepdim = keepdim, .aux = indices}; });
@@ -379,12 +341,16 @@ std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) 
   return extreme_dim_recorded(x, dim, keepdim, false);
 }
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  if (!dim) return std::get<1>(extreme_dim(x.reshape({-1}), 0, false, true, "argmax"));
-  return std::get<1>(extreme_dim(x, *dim, keepdim, true, "argmax"));
+  KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
+                    "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
+  if (!dim) return std::get<1>(detail::max_min_dim(x.reshape({-1}), 0, false, true, "argmax"));
+  return std::get<1>(detail::max_min_dim(x, *dim, keepdim, true, "argmax"));
 }
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  if (!dim) return std::get<1>(extreme_dim(x.reshape({-1}), 0, false, false, "argmin"));
-  return std::get<1>(extreme_dim(x, *dim, keepdim, false, "argmin"));
+  KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
+                    "argmin(): Expected reduction dim to be specified for input.numel() == 0.");
+  if (!dim) return std::get<1>(detail::max_min_dim(x.reshape({-1}), 0, false, false, "argmin"));
+  return std::get<1>(detail::max_min_dim(x, *dim, keepdim, false, "argmin"));
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {

@@ -112,41 +112,25 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
 }
 
 namespace {
-// Source rows (i0, i1) and weights (w0, w1) of each output row, for one axis.
+// Source rows (i0, i1) and weights (w0, w1) of each output row, for one axis, as tensors.
 struct Taps {
   Tensor i0, i1, w0, w1;
 };
 
 Taps linear_taps(std::int64_t in, std::int64_t out, std::optional<double> scale_factor, bool align_corners,
                  ScalarType dtype) {
-  std::vector<std::int64_t> i0(static_cast<std::size_t>(out)), i1(i0.size());
-  std::vector<double> w0(i0.size()), w1(i0.size());
-  // PyTorch computes these in the input's precision (float for float32).
-  const float scale = align_corners  ? (out > 1 ? static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f)
-                      : scale_factor ? static_cast<float>(1.0 / *scale_factor)
-                                     : static_cast<float>(in) / static_cast<float>(out);
-  for (std::int64_t o = 0; o < out; ++o) {
-    float src = align_corners ? scale * static_cast<float>(o) : scale * (static_cast<float>(o) + 0.5f) - 0.5f;
-    if (src < 0) src = 0;
-    const auto lo = static_cast<std::int64_t>(src);
-    const std::int64_t hi = lo + (lo < in - 1 ? 1 : 0);
-    const float l1 = src - static_cast<float>(lo);
-    const auto k = static_cast<std::size_t>(o);
-    i0[k] = lo;
-    i1[k] = hi;
-    w0[k] = 1.0f - l1;
-    w1[k] = l1;
-  }
-  return {tensor(i0), tensor(i1), tensor(w0).to(dtype), tensor(w1).to(dtype)};
+  const LinearTaps t = linear_source_taps(in, out, scale_factor, align_corners);
+  KINDLING_CHECK(
+      t.lo.size() == static_cast<std::size_t>(out) && t.hi.size() == t.lo.size() && t.lambda.size() == t.lo.size(),
+      "linear_source_taps must return ", out, " taps");
+  std::vector<float> w0(t.lambda.size());
+  for (std::size_t k = 0; k < w0.size(); ++k) w0[k] = 1.0f - t.lambda[k];
+  return {tensor(t.lo), tensor(t.hi), tensor(w0).to(dtype), tensor(t.lambda).to(dtype)};
 }
 
 Tensor nearest_index(std::int64_t in, std::int64_t out, std::optional<double> scale_factor) {
-  const float scale =
-      scale_factor ? static_cast<float>(1.0 / *scale_factor) : static_cast<float>(in) / static_cast<float>(out);
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(out));
-  for (std::int64_t o = 0; o < out; ++o)
-    idx[static_cast<std::size_t>(o)] =
-        std::min(static_cast<std::int64_t>(std::floor(static_cast<float>(o) * scale)), in - 1);
+  std::vector<std::int64_t> idx = nearest_source_indices(in, out, scale_factor);
+  KINDLING_CHECK(idx.size() == static_cast<std::size_t>(out), "nearest_source_indices must return ", out, " indices");
   return tensor(idx);
 }
 }  // namespace

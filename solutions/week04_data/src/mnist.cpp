@@ -1,4 +1,5 @@
-// IDX (through zlib, which reads gzip and plain files alike) and CSV readers.
+// The IDX reader (through zlib, which reads gzip and plain files alike). The CSV
+// reader is task week04.csv_dataset (src/tasks/csv_dataset.cpp).
 
 #include <zlib.h>
 
@@ -111,56 +112,6 @@ const std::array<const char*, 10>& FashionMNIST::classes() {
   static const std::array<const char*, 10> names = {"T-shirt/top", "Trouser", "Pullover", "Dress", "Coat",
                                                     "Sandal",      "Shirt",   "Sneaker",  "Bag",   "Ankle boot"};
   return names;
-}
-
-CsvDataset::CsvDataset(const std::string& path, std::int64_t label_column, bool has_header) {
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open");
-  std::vector<float> features;
-  std::vector<std::int64_t> labels;
-  std::int64_t fields = -1, line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if ((has_header && line_no == 1) || line.empty()) continue;
-    std::vector<std::string> cells;
-    std::stringstream ss(line);
-    for (std::string cell; std::getline(ss, cell, ',');) cells.push_back(cell);
-    const auto n = static_cast<std::int64_t>(cells.size());
-    if (fields < 0) fields = n;
-    if (n != fields)
-      throw Error(path + ":" + std::to_string(line_no) + ": expected " + std::to_string(fields) + " fields, got " +
-                  std::to_string(n));
-    const std::int64_t label_at = label_column < 0 ? n + label_column : label_column;
-    if (label_at < 0 || label_at >= n)
-      throw Error(path + ": label column " + std::to_string(label_column) + " is out of range for " +
-                  std::to_string(n) + " fields");
-    for (std::int64_t c = 0; c < n; ++c) {
-      const std::string& cell = cells[static_cast<std::size_t>(c)];
-      std::size_t used = 0;
-      double v = 0;
-      try {
-        v = std::stod(cell, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used == 0 || cell.find_first_not_of(" \t", used) != std::string::npos)
-        throw Error(path + ":" + std::to_string(line_no) + ": field " + std::to_string(c + 1) + " ('" + cell +
-                    "') is not a number");
-      if (c == label_at)
-        labels.push_back(static_cast<std::int64_t>(v));
-      else
-        features.push_back(static_cast<float>(v));
-    }
-  }
-  const auto rows = static_cast<std::int64_t>(labels.size());
-  features_ = tensor(features).reshape({rows, rows ? fields - 1 : 0});
-  labels_ = tensor(labels);
-}
-
-Example CsvDataset::get(std::int64_t index) {
-  check_index(index, size());
-  return {features_.select(0, index), labels_.select(0, index)};
 }
 
 }  // namespace kindling::data

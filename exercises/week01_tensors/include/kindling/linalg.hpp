@@ -15,7 +15,9 @@ Tensor mv(const Tensor& mat, const Tensor& vec);
 Tensor mm(const Tensor& a, const Tensor& b);
 /// Batched mm: (b, n, k) times (b, k, m) -> (b, n, m).
 Tensor bmm(const Tensor& a, const Tensor& b);
-/// torch.matmul: dot, mv, mm or a broadcast batched mm, chosen by the dims.
+/// torch.matmul: dot, mv, mm, a folded mm/mv or a broadcast bmm, chosen by the
+/// operands' ranks as PyTorch 1.13 chooses. Task week01.matmul: the full contract is
+/// the doc comment in src/tasks/matmul.cpp.
 Tensor matmul(const Tensor& a, const Tensor& b);
 /// beta * self + alpha * (mat1 @ mat2), self broadcast to the product's shape.
 /// nn.Linear's forward is addmm(bias, x, weight.t()).

@@ -39,6 +39,13 @@ Tensor maximum(const Tensor& a, const Tensor& b);
 /// Elementwise smaller value (NaN wins).
 Tensor minimum(const Tensor& a, const Tensor& b);
 
+/// `torch.add(a, b, alpha=alpha, out=out)`: writes a + alpha * b into `out`, converted
+/// to out's dtype (the result type must be castable to it), resizing out in place
+/// when its sizes differ from the broadcast shape; bumps out's version and returns
+/// out itself. Task week01.add_out: the full contract, with PyTorch 1.13's errors, is
+/// the doc comment in src/tasks/add_out.cpp.
+const Tensor& add_out(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
+
 /// Tensor + Tensor.
 Tensor operator+(const Tensor& a, const Tensor& b);
 /// Tensor - Tensor.

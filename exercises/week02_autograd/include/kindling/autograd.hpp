@@ -7,6 +7,7 @@
 
 #include <kindling/accumulate_grad.hpp>
 #include <kindling/backward.hpp>
+#include <kindling/dynamic_graph.hpp>
 #include <kindling/engine.hpp>
 #include <kindling/formulas.hpp>
 #include <kindling/gradcheck.hpp>
@@ -15,4 +16,5 @@
 #include <kindling/kindling.hpp>
 #include <kindling/no_grad.hpp>
 #include <kindling/node.hpp>
+#include <kindling/running_loss.hpp>
 #include <kindling/saved_variable.hpp>

@@ -68,21 +68,29 @@ Tensor randperm(std::int64_t n, TensorOptions options = {}, Generator* generator
 /// A tensor over memory the caller owns; nothing is copied. `deleter`, if any,
 /// runs when the last view is gone. Strides default to contiguous.
 Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options = {}, std::function<void(void*)> deleter = {});
-/// from_blob with explicit strides.
+/// from_blob with explicit strides: the C++ side of torch.from_numpy, a tensor over
+/// the caller's memory, which writes through either side show. Task week01.from_blob:
+/// the full contract is the doc comment in src/tasks/from_blob.cpp.
 Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptions options = {},
                  std::function<void(void*)> deleter = {});
 
-/// empty with the shape (and dtype, unless given) of `t`.
+/// `torch.empty_like`: an uninitialised tensor with the sizes and dtype (unless
+/// `options` sets one) of `t`, in new storage, laid out in memory in t's order
+/// (PyTorch's preserve_format: t's own strides when t is dense, else dense strides in
+/// t's stride order). Task week01.empty_like: the full contract is the doc comment
+/// in src/tasks/empty_like.cpp.
 Tensor empty_like(const Tensor& t, TensorOptions options = {});
-/// zeros with the shape of `t`.
+/// zeros with the sizes and dtype (unless given) of `t`. Row-major, unlike PyTorch's,
+/// which keeps t's layout as empty_like does (Kindling's autograd calls this on every
+/// backward pass, so it does not wait for the task week01.empty_like).
 Tensor zeros_like(const Tensor& t, TensorOptions options = {});
-/// ones with the shape of `t`.
+/// ones with the sizes and dtype of `t` (row-major, as zeros_like).
 Tensor ones_like(const Tensor& t, TensorOptions options = {});
-/// full with the shape of `t`.
+/// full with the sizes and dtype (not the value's) of `t` (row-major, as zeros_like).
 Tensor full_like(const Tensor& t, const Scalar& value, TensorOptions options = {});
-/// rand with the shape of `t`.
+/// rand with the sizes and dtype of `t` (row-major, as zeros_like).
 Tensor rand_like(const Tensor& t, TensorOptions options = {}, Generator* generator = nullptr);
-/// randn with the shape of `t`.
+/// randn with the sizes and dtype of `t` (row-major, as zeros_like).
 Tensor randn_like(const Tensor& t, TensorOptions options = {}, Generator* generator = nullptr);
 
 /// A nested braced list of numbers, the argument of kindling::tensor:

@@ -61,10 +61,8 @@ class BatchNorm2d : public BatchNorm {
 /// A Conv2d that computes conv followed by bn in eval mode, in one convolution:
 /// with s = bn.weight / sqrt(running_var + eps), the new weight is
 /// conv.weight * s (per output channel) and the new bias is
-/// (conv.bias - running_mean) * s + bn.bias. A conv bias before a BatchNorm is
-/// therefore wasted: the mean subtraction removes it (the folded bias is the
-/// same without it). Throws kindling::Error if the channel counts differ or bn
-/// has no running statistics.
+/// (conv.bias - running_mean) * s + bn.bias.
+/// (Task week03.fold_conv_bn: the contract and the code are in src/tasks/fold_conv_bn.cpp.)
 Conv2d fold_conv_bn(const Conv2d& conv, const BatchNorm2d& bn);
 
 }  // namespace kindling::nn

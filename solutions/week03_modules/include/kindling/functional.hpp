@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include <kindling/tensor.hpp>
 
@@ -61,6 +62,25 @@ Tensor adaptive_avg_pool2d(const Tensor& x, Pair2 output_size);
 /// Eval: normalise with the running statistics.
 Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum = 0.1, double eps = 1e-5);
+/// Where the outputs of one axis read from in bilinear interpolation: output o
+/// is (1 - lambda[o]) * input[lo[o]] + lambda[o] * input[hi[o]].
+struct LinearTaps {
+  std::vector<std::int64_t> lo;  ///< the lower source index of each output
+  std::vector<std::int64_t> hi;  ///< the upper source index (lo + 1, or lo at the last input)
+  std::vector<float> lambda;     ///< the weight of hi, in [0, 1]; lo gets 1 - lambda
+};
+
+/// The source index of each of `out` outputs along an axis of `in` inputs, for
+/// mode "nearest" (PyTorch 1.13's legacy nearest: floor(o * scale)).
+/// (Task week03.interpolate: the contract and the code are in src/tasks/interpolate.cpp.)
+std::vector<std::int64_t> nearest_source_indices(std::int64_t in, std::int64_t out, std::optional<double> scale_factor);
+
+/// The taps of each of `out` outputs along an axis of `in` inputs, for mode
+/// "bilinear", with or without align_corners.
+/// (Task week03.interpolate: the contract and the code are in src/tasks/interpolate.cpp.)
+LinearTaps linear_source_taps(std::int64_t in, std::int64_t out, std::optional<double> scale_factor,
+                              bool align_corners);
+
 /// Resizes the spatial dims of x (N, C, H, W) to `size`, or by `scale_factor`
 /// (output = floor(input * scale)). `mode`: "nearest" or "bilinear";
 /// `align_corners` only for bilinear (default false).

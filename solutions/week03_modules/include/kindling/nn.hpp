@@ -3,6 +3,7 @@
 /// Week 3 in one include: modules, layers, containers and initialisation.
 
 #include <kindling/activation.hpp>
+#include <kindling/activation_recorder.hpp>
 #include <kindling/autograd.hpp>
 #include <kindling/batchnorm.hpp>
 #include <kindling/container.hpp>

@@ -57,6 +57,7 @@ class FashionMNIST : public Dataset {
 /// `label_column` (negative counts from the end) holds the label; a header line is
 /// skipped when `has_header`. Throws kindling::Error "FILE:LINE: ..." for a row
 /// with the wrong number of fields or a field that is not a number.
+/// (Task week04.csv_dataset: the contract and the code are in src/tasks/csv_dataset.cpp.)
 class CsvDataset : public Dataset {
  public:
   /// Reads the whole file.

@@ -1,0 +1,88 @@
+// Task week01.masking. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week01.masking`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/join.hpp>
+
+#include "autograd_hooks.hpp"
+#include "internal.hpp"
+
+// Selecting with a list of indices or a boolean mask gathers elements from all over
+// the input, so unlike a slice it cannot be a view: these functions copy. Useful:
+// empty({n}, dtype) for the result, to_vector<T>() to read any tensor in row-major
+// order, expand() to broadcast a mask, select(dim, i) to pick whole slices,
+// detail::copy(dst, src) (internal.hpp: copy_ without the version bump, for a result
+// you are still building, which starts at version 0 as in PyTorch), and the
+// strided-access arithmetic of week01.strided_access to write through any layout.
+
+namespace kindling {
+
+/// `torch.index_select(x, dim, index)`: the entries `index[0], index[1], ...` of
+/// dimension `dim` of x, in that order (repeats allowed), copied into a new
+/// contiguous tensor of x's dtype. The result has x's shape with size
+/// index.numel() at `dim`; a 0-d x counts as having one entry (its dim is 0 or -1)
+/// and gives a 0-d result. `dim` may be negative (wrap_dim).
+/// Errors, word for word (PyTorch 1.13), checked in this order:
+/// - index with more than one dimension: IndexError "index_select(): Index is
+///   supposed to be a vector";
+/// - index neither int64 nor int32: kindling::Error "index_select(): Expected dtype
+///   int32 or int64 for index";
+/// - an entry outside [0, size of dim) (negative entries are errors too; the first
+///   bad entry is reported): when `dim` is 1 of a tensor with 2 or more dims,
+///   kindling::Error "INDICES element is out of DATA bounds, id=7 axis_dim=4";
+///   otherwise IndexError "index out of range in self".
+Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  // The recorded op (week 2) needs the wrapped dim; the work happens in the lambda.
+  const std::int64_t d = wrap_dim(dim, std::max<std::int64_t>(x.dim(), 1));
+  return detail::autograd::differentiable(
+      detail::autograd::Op::IndexSelect, {x},
+      [&]() -> Tensor {
+        // BEGIN TASK week01.masking (replace the stub below with your code)
+        KINDLING_TODO("week01.masking");
+        // END TASK
+      },
+      [&] { return detail::autograd::OpArgs{.dim = d, .aux = index}; });
+}
+
+/// `torch.masked_select(x, mask)`: the elements of x where `mask` is true, as a new
+/// 1-d tensor of x's dtype, in row-major order. x and mask broadcast against each
+/// other first (broadcast_shapes(mask, x): the mask may also make x bigger). mask
+/// is bool, or uint8 where any nonzero byte counts as true (PyTorch 1.13 still
+/// accepts that, with a deprecation warning).
+/// Errors (kindling::Error), word for word:
+/// - another mask dtype: "masked_select: expected BoolTensor or ByteTensor for mask";
+/// - shapes that do not broadcast: broadcast_shapes' message, mask as tensor a.
+Tensor masked_select(const Tensor& x, const Tensor& mask) {
+  // BEGIN TASK week01.masking (replace the stub below with your code)
+  KINDLING_TODO("week01.masking");
+  // END TASK
+}
+
+/// `x.masked_fill_(mask, value)`, also written `x[mask] = value`: sets the elements
+/// of x where `mask` is true to `value` (converted to x's dtype as a C++ cast
+/// does: 2.5 into an int64 tensor writes 2), in place, through x's own strides:
+/// x may be any view, and the write must reach its storage. The mask broadcasts to
+/// x's shape, never the other way: an in-place op cannot change x's shape. Then
+/// record the write with x.bump_version(), as every in-place op does. mask is bool,
+/// or uint8 (nonzero = true).
+/// Errors (kindling::Error), word for word:
+/// - another mask dtype: "masked_fill_ only supports boolean masks, but got mask
+///   with dtype float" (the dtype as dtype_name writes it);
+/// - shapes that do not broadcast: broadcast_shapes(x, mask)'s message;
+/// - a mask that would make x bigger: "output with shape [3, 4] doesn't match the
+///   broadcast shape [2, 3, 4]".
+/// The function returns x itself (the same handle), as every `_` op does.
+const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value) {
+  detail::autograd::inplace(
+      detail::autograd::Op::MaskedFill, x, {},
+      [&] {
+        // BEGIN TASK week01.masking (replace the stub below with your code)
+        KINDLING_TODO("week01.masking");
+        // END TASK
+      },
+      [&] { return detail::autograd::OpArgs{.alpha = value, .aux = mask}; });
+  return x;
+}
+
+}  // namespace kindling

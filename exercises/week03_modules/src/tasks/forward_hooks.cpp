@@ -1,0 +1,60 @@
+// Task week03.forward_hooks. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week03.forward_hooks`.
+//
+// Given: Module::register_forward_hook(hook) (module.hpp) registers
+// `std::optional<Tensor> hook(Module& m, const Tensor& input, const Tensor& output)`, which
+// runs after m.forward() every time m is called; a returned tensor replaces the output,
+// std::nullopt keeps it. It returns a RemovableHandle whose remove() unregisters the hook.
+// The destructor (in the header) calls remove() on every handle left in handles_.
+
+#include <algorithm>
+
+#include <kindling/activation_recorder.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::nn {
+
+/// Registers one forward hook per chosen submodule of `model`:
+/// - `names` empty: every module of model.named_modules() except `model` itself
+///   (whose name is ""), in named_modules() order; otherwise exactly the modules
+///   named (dotted names, as named_modules() writes them), in the order given.
+///   names() returns the hooked names in that order.
+/// - Each hook appends `output.detach()` to that name's list: the same data
+///   (shared storage) without the graph, so that recording keeps no graph alive.
+///   It returns std::nullopt: the model's output is unchanged. A module called
+///   several times in one forward pass records one entry per call.
+/// - Throws kindling::ValueError `ActivationRecorder: the model has no submodule
+///   named 'fc9'` for the first name that named_modules() does not list, and then
+///   registers no hook at all (check every name before registering any).
+ActivationRecorder::ActivationRecorder(Module& model, const std::vector<std::string>& names) {
+  // BEGIN TASK week03.forward_hooks (replace the stub below with your code)
+  KINDLING_TODO("week03.forward_hooks");
+  // END TASK
+}
+
+/// The outputs recorded for hooked module `name` (empty before its first call).
+/// Throws kindling::ValueError `ActivationRecorder: 'fc9' is not recorded` for a
+/// name that was not hooked.
+const std::vector<Tensor>& ActivationRecorder::outputs(const std::string& name) const {
+  // BEGIN TASK week03.forward_hooks (replace the stub below with your code)
+  KINDLING_TODO("week03.forward_hooks");
+  // END TASK
+}
+
+/// Empties every name's list; the hooks keep recording.
+void ActivationRecorder::clear() {
+  // BEGIN TASK week03.forward_hooks (replace the stub below with your code)
+  KINDLING_TODO("week03.forward_hooks");
+  // END TASK
+}
+
+/// Unregisters every hook (later forward passes record nothing, and hooks that
+/// others registered on the same modules keep running). What was recorded stays
+/// readable. Calling it again does nothing.
+void ActivationRecorder::remove() {
+  // BEGIN TASK week03.forward_hooks (replace the stub below with your code)
+  KINDLING_TODO("week03.forward_hooks");
+  // END TASK
+}
+
+}  // namespace kindling::nn
