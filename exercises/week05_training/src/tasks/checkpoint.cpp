@@ -16,15 +16,15 @@
 
 namespace kindling::serialize {
 
-/// Atomic replacement of `path` by `bytes` (POSIX): create a temporary file next
-/// to `path` (same folder, so that rename stays on one file system; a name such
-/// as ".<filename>.tmp.<pid>"), write every byte (write() may write fewer than
-/// asked: loop), fsync it, close it, rename() it over `path`, then open the folder
-/// and fsync it too, so that the rename itself is on disk (best effort: a folder
-/// that cannot be opened or synced is not an error, as some file systems refuse). A reader, or a process
-/// killed at any instant, sees either the old file or the new one, never a mix.
-/// On any failure: remove the temporary file and throw
-/// CheckpointError("<path>: cannot write: <strerror(errno)>").
+/// Atomic, durable replacement of `path` by `bytes` (POSIX). A reader, or a process
+/// killed at any instant, sees either the old file or the new one, never a mix or
+/// a partial file. When the call returns, the new bytes and the fact that `path`
+/// names them are both on disk, not only in the page cache (best effort for the
+/// folder: one that cannot be opened or synced is not an error, as some file
+/// systems refuse). Any temporary file lives in `path`'s folder (a name such as
+/// ".<filename>.tmp.<pid>") and is removed on failure. Note that write() may write
+/// fewer bytes than asked.
+/// On any failure: throw CheckpointError("<path>: cannot write: <strerror(errno)>").
 void write_atomically(const std::filesystem::path& path, const std::string& bytes) {
   // BEGIN TASK week05.checkpoint (replace the stub below with your code)
   KINDLING_TODO("week05.checkpoint");

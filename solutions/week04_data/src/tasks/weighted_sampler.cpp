@@ -13,8 +13,8 @@ namespace kindling::data {
 /// - all weights zero: "invalid multinomial distribution (sum of probabilities <= 0)";
 /// - without replacement, num_samples > number of weights:
 ///   "cannot sample n_sample > prob_dist.size(-1) samples without replacement".
-/// With replacement, draws are independent; build a table once per epoch so
-/// that each draw costs O(1) or O(log n), never a scan of all weights.
+/// With replacement, draws are independent, and each costs O(1) or O(log n) after
+/// at most O(n) work once per epoch: never a scan of all weights per draw.
 /// Without replacement, the first index is drawn by weight, the next by weight
 /// among those left, and so on; once only zero weights are left, those are
 /// drawn uniformly.
