@@ -87,6 +87,8 @@ std::string to_string(Status s) {
       return "timed_out";
     case Status::BuildError:
       return "build_error";
+    case Status::MemoryExceeded:
+      return "memory_exceeded";
   }
   return "?";
 }
@@ -102,6 +104,16 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
     std::ostringstream msg;
     msg << "did not finish within " << timeout_s << " s" << in_test << " (an infinite loop or a deadlock?)";
     r.message = msg.str();
+    return r;
+  }
+  // An allocation beyond the task's memory limit throws std::bad_alloc: GoogleTest
+  // reports it as a failure of the test body, or the process aborts with it. A
+  // SIGKILL that was not ours is the kernel's out-of-memory killer.
+  if (run.output.find("std::bad_alloc") != std::string::npos || run.signal == SIGKILL) {
+    r.status = Status::MemoryExceeded;
+    r.message = std::string(run.signal == SIGKILL ? "killed by the kernel (out of memory?)"
+                                                  : "ran out of memory (an allocation failed: std::bad_alloc)") +
+                in_test + "; is something allocated in a loop, or far too large?";
     return r;
   }
   if (run.signal != 0) {
@@ -162,14 +174,14 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
 }
 
 TaskResult run_task(const Task& task, const std::filesystem::path& binary, double timeout_s,
-                    const std::filesystem::path& work_dir) {
+                    const std::filesystem::path& work_dir, double memory_mb) {
   std::filesystem::create_directories(work_dir);
   const auto json = work_dir / (task.id + ".json");
   const auto log = work_dir / (task.id + ".log");
   std::filesystem::remove(json);
   const ProcessResult run = run_process({binary.string(), "--gtest_filter=" + task.suite() + ".*",
                                          "--gtest_output=json:" + json.string(), "--gtest_color=no"},
-                                        timeout_s, log);
+                                        timeout_s, log, {}, memory_mb);
   std::string text;
   if (std::ifstream in(json); in) {
     std::ostringstream s;

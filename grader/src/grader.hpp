@@ -77,11 +77,12 @@ extern volatile std::sig_atomic_t running_child_group;
 /// Runs argv[0] with arguments in its own process group, killing the whole group
 /// after `timeout_s`. Output goes to `log` and is read back; `on_line`, when set,
 /// sees each complete line of it while the process runs (build progress).
+/// `memory_mb` > 0 limits the child's private writable memory (RLIMIT_DATA) to that many MiB.
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log,
-                          const std::function<void(const std::string&)>& on_line = {});
+                          const std::function<void(const std::string&)>& on_line = {}, double memory_mb = 0);
 
 // ---- grading ---------------------------------------------------------------------------------------
-enum class Status { Passed, Failed, NotImplemented, Crashed, TimedOut, BuildError };
+enum class Status { Passed, Failed, NotImplemented, Crashed, TimedOut, BuildError, MemoryExceeded };
 std::string to_string(Status s);
 
 struct TaskResult {
@@ -113,9 +114,12 @@ void run_perf(TaskResult& r, const std::filesystem::path& bench_binary, double t
 /// JSON report (empty if none was written).
 TaskResult classify(const Task& task, const ProcessResult& run, const std::string& gtest_json, double timeout_s);
 
-/// Runs one task's tests (`binary --gtest_filter=<suite>.*`) in its own process.
+/// Runs one task's tests (`binary --gtest_filter=<suite>.*`) in its own process, its
+/// memory limited to `memory_mb` MiB when that is > 0 (RLIMIT_DATA): an allocation beyond it
+/// fails (std::bad_alloc), and the task is memory_exceeded instead of taking the
+/// machine down.
 TaskResult run_task(const Task& task, const std::filesystem::path& binary, double timeout_s,
-                    const std::filesystem::path& work_dir);
+                    const std::filesystem::path& work_dir, double memory_mb = 0);
 
 /// The first compiler error of a build log ("file:line:col: error: ..."), or its last lines.
 std::string first_build_error(const std::string& log);
@@ -133,11 +137,12 @@ struct Report {
 // ---- a grading session ----------------------------------------------------------------------------
 struct GradeOptions {
   std::filesystem::path source_dir, build_dir;
-  std::string tree_label;  // "exercises", "exercises + reference week01"
-  double timeout = 60;     // seconds per task's tests
-  bool build = true;       // build the test programs first (else use those already built)
-  bool perf = true;        // grade the performance points
-  bool tty = false;        // progress as one live line (else a line per tenth of a build)
+  std::string tree_label;   // "exercises", "exercises + reference week01"
+  double timeout = 60;      // seconds per task's tests
+  double memory_mb = 8192;  // memory per task's test process (MiB of RLIMIT_DATA; 0: no limit)
+  bool build = true;        // build the test programs first (else use those already built)
+  bool perf = true;         // grade the performance points
+  bool tty = false;         // progress as one live line (else a line per tenth of a build)
 };
 
 /// A task file that did not compile, from a Ninja log: "FAILED: .../<tree>/<week>_x/src/tasks/<name>.cpp.o".

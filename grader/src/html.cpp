@@ -32,7 +32,8 @@ td.msg { font-size: 0.88em; color: #444; word-break: break-word; }
 .status-passed .badge { background: #d6f5de; color: #17622d; }
 .status-not_implemented .badge { background: #fff1c7; color: #7a5a00; }
 .status-not_graded .badge { background: #eee; color: #555; }
-.status-failed .badge, .status-crashed .badge, .status-timed_out .badge, .status-build_error .badge {
+.status-failed .badge, .status-crashed .badge, .status-timed_out .badge, .status-build_error .badge,
+.status-memory_exceeded .badge {
   background: #fde0e0; color: #8a1c1c; }
 svg text { font: 12px system-ui, sans-serif; fill: #333; }
 .note { color: #666; font-size: 0.9em; }

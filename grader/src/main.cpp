@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> selection;
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
   std::string json_out, gradescope_out, junit_out, html_out, require, note_file;
-  double timeout = 60;
+  double timeout = 60, memory_mb = 8192;
   bool no_build = false, no_color = false, list = false, no_perf = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
   app.add_option("--tree", tree, "the tree this build was configured with (for the report)");
@@ -39,6 +39,8 @@ int main(int argc, char** argv) {
   app.add_option("--build-dir", build_dir, "the configured build folder")->required();
   app.add_option("--source-dir", source_dir, "the kit's top folder");
   app.add_option("--timeout", timeout, "seconds each task's tests may run")->check(CLI::PositiveNumber);
+  app.add_option("--memory-mb", memory_mb, "MiB of memory each task's tests may use (0: no limit)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--json", json_out, "write the results as JSON");
   app.add_option("--gradescope", gradescope_out, "write Gradescope's results.json");
   app.add_option("--junit", junit_out, "write JUnit XML");
@@ -86,6 +88,7 @@ int main(int argc, char** argv) {
     options.build_dir = build_dir;
     options.tree_label = tree + (reference.empty() ? "" : " + reference " + reference);
     options.timeout = timeout;
+    options.memory_mb = memory_mb;
     options.build = !no_build;
     options.perf = !no_perf;
     options.tty = isatty(STDOUT_FILENO);

@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +21,7 @@ namespace kindling::grader {
 volatile std::sig_atomic_t running_child_group = 0;
 
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s, const std::filesystem::path& log,
-                          const std::function<void(const std::string&)>& on_line) {
+                          const std::function<void(const std::string&)>& on_line, double memory_mb) {
   ProcessResult r;
   const auto start = std::chrono::steady_clock::now();
   std::vector<char*> args;
@@ -36,6 +37,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, double timeout_s
   }
   if (pid == 0) {
     setpgid(0, 0);
+    if (memory_mb > 0) {
+      // RLIMIT_DATA (Linux >= 4.7) counts the private writable memory a process maps:
+      // the heap and every buffer it allocates. Unlike RLIMIT_AS it ignores address
+      // space only reserved (PROT_NONE), which the CUDA runtime reserves by the
+      // gigabyte and a task's threads' stacks do not need to share.
+      const auto bytes = static_cast<rlim_t>(memory_mb * 1024 * 1024);
+      const rlimit limit{bytes, bytes};
+      setrlimit(RLIMIT_DATA, &limit);
+    }
     dup2(out_fd, STDOUT_FILENO);  // dup2 clears close-on-exec on the copies
     dup2(out_fd, STDERR_FILENO);
     execv(args[0], args.data());

@@ -181,7 +181,9 @@ std::string to_gradescope(const Report& r) {
 std::string to_junit(const Report& r) {
   std::map<std::string, std::vector<const TaskResult*>> weeks;
   for (const auto& t : r.results) weeks[t.task.week].push_back(&t);
-  auto is_error = [](Status s) { return s == Status::Crashed || s == Status::TimedOut || s == Status::BuildError; };
+  auto is_error = [](Status s) {
+    return s == Status::Crashed || s == Status::TimedOut || s == Status::BuildError || s == Status::MemoryExceeded;
+  };
   int tests = 0, failures = 0, errors = 0;
   double time = 0;
   std::ostringstream body;

@@ -231,7 +231,7 @@ Report Session::grade(const std::vector<Task>& tasks) {
         r.message = build_error;
       } else {
         if (o_.tty) out_ << "\r\033[K  running " << t.id << std::flush;
-        r = run_task(t, binary, o_.timeout, work);
+        r = run_task(t, binary, o_.timeout, work, o_.memory_mb);
         if (o_.tty) out_ << "\r\033[K" << std::flush;
         if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
           if (!bench_error.empty())

@@ -39,8 +39,8 @@ void write_atomically(const fs::path& file, const std::string& text) {
 }
 
 std::optional<Status> status_from(const std::string& s) {
-  for (Status x :
-       {Status::Passed, Status::Failed, Status::NotImplemented, Status::Crashed, Status::TimedOut, Status::BuildError})
+  for (Status x : {Status::Passed, Status::Failed, Status::NotImplemented, Status::Crashed, Status::TimedOut,
+                   Status::BuildError, Status::MemoryExceeded})
     if (to_string(x) == s) return x;
   return std::nullopt;
 }

@@ -7,7 +7,7 @@ autograder's own run_autograder (tools/autograder/), in a folder of its own unde
 OUT/work/<student> with its own build, all sharing ccache, and under limits:
   - the whole grading of one student: --student-timeout seconds (each task's tests also
     have the grader's own --timeout);
-  - memory: RLIMIT_AS of --memory-mb per process (the compiler included);
+  - memory: RLIMIT_DATA of --memory-mb per process (the compiler included);
   - output: RLIMIT_FSIZE of --output-mb per file written;
   - processes: RLIMIT_NPROC of --processes (not enforced for root, which the summary says);
   - network: none, through `unshare -n` (or `unshare -rn` without root), when it works here;
@@ -133,7 +133,7 @@ def network_isolation():
 def limits(args):
     """prlimit's prefix for one student's grading (a command, not preexec_fn: this runs in threads)."""
     mb = 1 << 20
-    return ["prlimit", f"--as={args.memory_mb * mb}", f"--fsize={args.output_mb * mb}", f"--nproc={args.processes}",
+    return ["prlimit", f"--data={args.memory_mb * mb}", f"--fsize={args.output_mb * mb}", f"--nproc={args.processes}",
             "--core=0", "--"]
 
 

@@ -115,19 +115,29 @@ TEST(GraderBuildLog, FirstCompilerErrorIsReported) {
 // cost their own task, and the task graded after them still passes.
 TEST(GraderPlanted, CrashAndHangCostOneTaskEach) {
   const fs::path work = fs::temp_directory_path() / "kindling-grader-test";
-  std::map<std::string, Status> expected{{"week99.pass", Status::Passed},         {"week99.fail", Status::Failed},
-                                         {"week99.crash", Status::Crashed},       {"week99.hang", Status::TimedOut},
-                                         {"week99.stub", Status::NotImplemented}, {"week99.mixed", Status::Failed},
-                                         {"week99.after", Status::Passed}};
+  std::map<std::string, Status> expected{{"week99.pass", Status::Passed},           {"week99.fail", Status::Failed},
+                                         {"week99.crash", Status::Crashed},         {"week99.hang", Status::TimedOut},
+                                         {"week99.stub", Status::NotImplemented},   {"week99.mixed", Status::Failed},
+                                         {"week99.memory", Status::MemoryExceeded}, {"week99.after", Status::Passed}};
   const auto start = std::chrono::steady_clock::now();
-  for (const auto& id :
-       {"week99.pass", "week99.fail", "week99.crash", "week99.hang", "week99.stub", "week99.mixed", "week99.after"}) {
-    const TaskResult r = run_task(task(id), KINDLING_PLANTED_TESTS, 2.0, work);
+  for (const auto& id : {"week99.pass", "week99.fail", "week99.crash", "week99.hang", "week99.stub", "week99.mixed",
+                         "week99.memory", "week99.after"}) {
+    const TaskResult r = run_task(task(id), KINDLING_PLANTED_TESTS, 2.0, work, /*memory_mb=*/1024);
     EXPECT_EQ(to_string(r.status), to_string(expected.at(id))) << id << ": " << r.message;
     EXPECT_EQ(r.points, r.status == Status::Passed ? 5 : 0) << id;
   }
   // The hang was cut at its 2 s limit rather than waiting forever.
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+TEST(GraderPlanted, TheMemoryLimitIsWhatStopsTheHog) {
+  // Without a limit the same test passes (its 2 GiB are never touched): the limit,
+  // not the machine, decides.
+  const fs::path work = fs::temp_directory_path() / "kindling-grader-test";
+  EXPECT_EQ(to_string(run_task(task("week99.memory"), KINDLING_PLANTED_TESTS, 10.0, work, 0).status), "passed");
+  const TaskResult r = run_task(task("week99.memory"), KINDLING_PLANTED_TESTS, 10.0, work, 1024);
+  EXPECT_EQ(to_string(r.status), "memory_exceeded");
+  EXPECT_NE(r.message.find("std::bad_alloc"), std::string::npos) << r.message;
 }
 
 TEST(GraderPlanted, FailureMessageIsTheAssertion) {

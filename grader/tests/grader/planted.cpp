@@ -2,6 +2,7 @@
 // of a made-up week 99. Crashing and hanging must cost only their own task.
 
 #include <csignal>
+#include <memory>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -28,5 +29,13 @@ TEST(week99_stub, StillAStub) { EXPECT_EQ(stub(), 1); }
 
 TEST(week99_mixed, StubAndRealFailure) { EXPECT_EQ(1, 2) << "a real failure outweighs a stub"; }
 TEST(week99_mixed, Stub) { EXPECT_EQ(stub(), 1); }
+
+// 2 GiB of memory: fine without a limit (the pages are never touched), a
+// std::bad_alloc under the grader tests' 1 GiB limit.
+TEST(week99_memory, AllocatesTooMuch) {
+  std::unique_ptr<char[]> big(new char[std::size_t{2} << 30]);
+  big[0] = 1;
+  EXPECT_EQ(big[0], 1);
+}
 
 TEST(week99_after, RunsAfterTheCrashAndTheHang) { SUCCEED(); }
