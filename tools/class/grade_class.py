@@ -16,7 +16,9 @@ A broken or hostile submission costs only its own student. Zips are checked befo
 they are unpacked (no absolute paths, no `..`, at most 2,000 files and 20 MB).
 
 It writes OUT/gradebook.csv (student, status, total, per week, per task, performance
-counters) and OUT/reports/<student>.html, and keeps OUT/cache.json: a student whose task
+counters), OUT/reports/<student>.html, OUT/integrity.csv (task code identical across
+students after whitespace and comments are removed, and kit files a student changed, such
+as a test; neither is proof of anything, both are worth a look), and keeps OUT/cache.json: a student whose task
 files and kit are unchanged (SHA-256 of both) is not graded again. A progress line with
 an ETA is shown on a terminal.
 """
@@ -189,6 +191,58 @@ def grade_one(student, entry, args, template, names, kit, cache, net):
             "perf": {b["name"]: b["value"] for b in r.get("leaderboard", [])}}
 
 
+def regions(text):
+    """The student's code in a task file: what lies between `// BEGIN TASK` and `// END TASK`
+    (or the whole file when the markers are gone), with comments and whitespace removed."""
+    import re
+    body = re.findall(r"//\s*BEGIN TASK[^\n]*\n(.*?)//\s*END TASK", text, re.S) or [text]
+    code = "\n".join(body)
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", code, flags=re.S)
+    return re.sub(r"\s+", "", code)
+
+
+def integrity(out, students, names, weeks):
+    """OUT/integrity.csv: task files whose code is identical across students (after
+    whitespace and comments), and kit files a student changed but may not edit."""
+    manifest = json.load(open(os.path.join(ROOT, "grader", "tasks.json")))
+    folders = [w["folder"] for w in manifest["weeks"] if w["id"] in weeks]
+    stubs = {}
+    for folder in folders:
+        d = os.path.join(ROOT, "exercises", folder, "src", "tasks")
+        for f in os.listdir(d):
+            if f.endswith(".cpp"):
+                stubs[f] = regions(open(os.path.join(d, f), errors="replace").read())
+    kit_files = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True).stdout.split()
+    by_code, rows = {}, []
+    for student in students:
+        sub = os.path.join(out, "work", student, "autograder", "submission")
+        for d, _, files in os.walk(sub):
+            for f in files:
+                path = os.path.join(d, f)
+                rel = os.path.relpath(path, sub)
+                text = open(path, "rb").read()
+                if f in names:
+                    code = regions(text.decode(errors="replace"))
+                    if code and code != stubs.get(f):
+                        by_code.setdefault((f, hashlib.sha256(code.encode()).hexdigest()), []).append(student)
+                    continue
+                # Not a task file: is it one of the kit's files, changed?
+                for k in kit_files:
+                    same = rel == k or rel.endswith("/" + k) or ("/" in rel and k.endswith("/" + rel))
+                    if same and os.path.isfile(os.path.join(ROOT, k)):
+                        if open(os.path.join(ROOT, k), "rb").read() != text:
+                            rows.append(["edited_kit_file", student, rel, k])
+                        break
+    for (f, _), who in sorted(by_code.items()):
+        if len(who) > 1:
+            rows.append(["identical_code", " ".join(sorted(who)), f, f"{len(who)} students"])
+    with open(os.path.join(out, "integrity.csv"), "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["finding", "students", "file", "detail"])
+        w.writerows(rows)
+    return rows
+
+
 def write_gradebook(path, students, results, tasks, weeks):
     perf_names = sorted({n for r in results.values() for n in r.get("perf", {})})
     with open(path + ".tmp", "w", newline="") as f:
@@ -284,6 +338,9 @@ def main():
         print()
     gradebook = os.path.join(args.out, "gradebook.csv")
     write_gradebook(gradebook, list(students), results, tasks, weeks)
+    findings = integrity(args.out, [s for s in students if results.get(s, {}).get("status") != "refused"], names, weeks)
+    print(f"class: {len(findings)} integrity finding(s) in {os.path.join(args.out, 'integrity.csv')} "
+          "(identical task code after whitespace and comments; kit files a student changed)")
     graded = sum(1 for r in results.values() if r["status"] == "graded" and not r.get("cached"))
     elapsed = time.time() - start
     rate = f", {3600 * graded / elapsed:.0f} students per hour" if graded else ""

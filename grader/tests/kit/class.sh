@@ -3,6 +3,7 @@
 #   alice  a folder with the reference task files in their week folder: full score;
 #   bob    a zip of the reference with a segfault in one task: that task lost, the rest kept;
 #   carol  a git checkout with every reference file but squeeze.cpp: squeeze (and what needs it) lost;
+#          she also changed a test, which integrity.csv reports, with the code the three share;
 #   mallory a zip that tries to write outside its folder (../): refused, nothing unpacked.
 # It checks the CSV gradebook and the HTML reports, that a second run grades nobody again,
 # and that changing one student's file re-grades that student only.
@@ -28,6 +29,8 @@ sed -i 's|// BEGIN SOLUTION week01.expand|&\n  { volatile int* crash = nullptr; 
 (cd "$tmp/bob" && zip -qr "$subs/bob.zip" .)
 cp "$src/solutions/$folder/src/tasks/"*.cpp "$subs/carol/"
 rm "$subs/carol/squeeze.cpp"
+mkdir -p "$subs/carol/grader/tests/week01"  # and a kit file she may not edit, changed
+sed 's/EXPECT_EQ/EXPECT_NE/' "$src/grader/tests/week01/view_test.cpp" > "$subs/carol/grader/tests/week01/view_test.cpp"
 git -C "$subs/carol" init -q && git -C "$subs/carol" add . &&
   git -C "$subs/carol" -c user.name=carol -c user.email=carol@example.com commit -qm work
 mkdir -p "$tmp/mallory/x"
@@ -62,6 +65,13 @@ for f in "$tmp/evil.cpp" "$tmp/out/work/evil.cpp" "$tmp/out/work/mallory/autogra
   [ ! -e "$f" ] || fail "mallory's zip wrote $f"
 done
 for s in alice bob carol; do [ -s "$tmp/out/reports/$s.html" ] || fail "no HTML report for $s"; done
+# Integrity: all three hand in the reference view.cpp, alice and carol the same expand.cpp
+# (bob's crashes); carol changed a test.
+grep -q '^identical_code,alice bob carol,view.cpp,' "$tmp/out/integrity.csv" || fail "identical code was not reported"
+grep -q '^identical_code,alice carol,expand.cpp,' "$tmp/out/integrity.csv" || fail "bob's changed expand.cpp was grouped"
+grep -q '^edited_kit_file,carol,grader/tests/week01/view_test.cpp,' "$tmp/out/integrity.csv" ||
+  fail "carol's changed test was not reported"
+grep -q '^identical_code,alice bob,squeeze.cpp,' "$tmp/out/integrity.csv" || fail "squeeze.cpp (not carol's) was misgrouped"
 
 run second
 grep -q "0 graded, 3 unchanged" "$tmp/second.out" || fail "a second run graded someone again"
