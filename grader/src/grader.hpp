@@ -43,6 +43,9 @@ struct Task {
   std::vector<std::string> hints;
   std::string lecture;           // "lectures/week01-tensors.md#views"
   std::optional<PerfSpec> perf;  // set when perf_points > 0
+  /// Gradescope's visibility of the task's result: "visible" (the default), "hidden",
+  /// "after_due_date" or "after_published" (tasks.json's optional "visibility").
+  std::string visibility = "visible";
   /// The GoogleTest suite: the id with the dot turned into an underscore.
   std::string suite() const;
   /// The task's file in a tree: "<tree>/week01_tensors/src/tasks/view.cpp".

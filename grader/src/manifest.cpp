@@ -57,6 +57,11 @@ Manifest read_manifest(const std::filesystem::path& file) {
       task.hints = {t.at("hint").get<std::string>()};
     }
     task.lecture = t.value("lecture", "");
+    task.visibility = t.value("visibility", "visible");
+    if (task.visibility != "visible" && task.visibility != "hidden" && task.visibility != "after_due_date" &&
+        task.visibility != "after_published")
+      throw std::runtime_error("task " + task.id + ": visibility must be visible, hidden, after_due_date or " +
+                               "after_published, not '" + task.visibility + "'");
     if (t.contains("perf")) {
       const auto& p = t.at("perf");
       task.perf = PerfSpec{p.at("bench").get<std::string>(), p.at("filter").get<std::string>(),

@@ -158,7 +158,7 @@ std::string to_gradescope(const Report& r) {
                           {"max_score", available(r, t)},
                           {"status", t.status == Status::Passed ? "passed" : "failed"},
                           {"output", output},
-                          {"visibility", "visible"}});
+                          {"visibility", t.task.visibility}});
   }
   j["execution_time"] = total;
   j["output"] =

@@ -221,6 +221,14 @@ TEST(GraderReport, GradescopeHasTheNoteAndALeaderboardOfPerformanceCounters) {
   EXPECT_FALSE(nlohmann::json::parse(to_gradescope(sample_report())).contains("leaderboard"));
 }
 
+TEST(GraderReport, GradescopeVisibilityComesFromTheTask) {
+  Report rep = sample_report();
+  rep.results[1].task.visibility = "after_due_date";
+  const auto j = nlohmann::json::parse(to_gradescope(rep));
+  EXPECT_EQ(j["tests"][0]["visibility"], "visible");
+  EXPECT_EQ(j["tests"][1]["visibility"], "after_due_date");
+}
+
 TEST(GraderReport, JunitCountsFailuresAndErrorsAndEscapes) {
   const std::string xml = to_junit(sample_report());
   EXPECT_NE(xml.find("<testsuites name=\"kindling\" tests=\"3\" failures=\"1\" errors=\"1\""), std::string::npos)

@@ -106,4 +106,23 @@ check uncompilable "r['score'] == 0 and len(r['tests']) == $count" "an uncompila
 check uncompilable "'error' in tests['week01.squeeze']['output'] and 'squeeze.cpp' in tests['week01.squeeze']['output']" \
   "the compiler's message is not in the output"
 
-echo "gradescope: the zip and four submissions behave (max $max points over $count tasks)"
+# 5. Hidden tests: a package with the instructor's private test, which the reference
+#    fails on purpose, so that its message proves it ran (and counted) there.
+mkdir -p "$tmp/hidden/week01"
+cat > "$tmp/hidden/week01/private_test.cpp" <<'CPP'
+#include <gtest/gtest.h>
+TEST(week01_squeeze, HiddenFromStudents) { FAIL() << "the instructor's hidden test ran"; }
+CPP
+"$src/grade" package gradescope --weeks "$week" --timeout "$timeout" --hidden "$tmp/hidden" -o "$tmp/hidden.zip" \
+  > "$tmp/package-hidden.out" 2>&1 || fail "packaging with --hidden"
+unzip -Z1 "$tmp/hidden.zip" | grep -qx "grader/tests/week01/hidden_private_test.cpp" || fail "the hidden test is not in the zip"
+[ ! -e "$src/grader/tests/week01/hidden_private_test.cpp" ] || fail "the hidden test leaked into the kit"
+rm -rf "$root/source" && mkdir -p "$root/source" && unzip -q "$tmp/hidden.zip" -d "$root/source"
+clear_submission
+cp "$src/solutions/$folder/src/tasks/"*.cpp "$root/submission/"
+submit hidden
+check hidden "tests['week01.squeeze']['score'] == 0 and \"hidden test ran\" in tests['week01.squeeze']['output']" \
+  "the hidden test did not count"
+check hidden "r['score'] == $max - tests['week01.squeeze']['max_score']" "the hidden test changed other tasks"
+
+echo "gradescope: the zip, four submissions and a hidden test behave (max $max points over $count tasks)"
