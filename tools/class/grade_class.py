@@ -25,9 +25,11 @@ an ETA is shown on a terminal.
 import argparse
 import concurrent.futures
 import csv
+import glob
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -180,12 +182,10 @@ def grade_one(student, entry, args, template, names, kit, cache, net):
         r = json.load(open(results))
     except (OSError, ValueError):
         return {"status": "error", "reason": "no results.json (see work/%s/grade.log)" % student, "hash": digest}
-    reports = sorted((os.path.getmtime(x), x) for x in
-                     (os.path.join(source, "build", d, "report.html") for d in os.listdir(os.path.join(source, "build"))
-                      if d.startswith("grade-")) if os.path.exists(x)) if os.path.isdir(os.path.join(source, "build")) else []
+    reports = sorted(glob.glob(os.path.join(source, "build", "grade-*", "report.html")), key=os.path.getmtime)
     if reports:
         os.makedirs(os.path.join(args.out, "reports"), exist_ok=True)
-        shutil.copyfile(reports[-1][1], os.path.join(args.out, "reports", student + ".html"))
+        shutil.copyfile(reports[-1], os.path.join(args.out, "reports", student + ".html"))
     return {"status": "graded", "hash": digest, "seconds": round(time.time() - start, 1), "score": r.get("score", 0),
             "tasks": {t["number"]: t["score"] for t in r.get("tests", [])},
             "perf": {b["name"]: b["value"] for b in r.get("leaderboard", [])}}
@@ -194,7 +194,6 @@ def grade_one(student, entry, args, template, names, kit, cache, net):
 def regions(text):
     """The student's code in a task file: what lies between `// BEGIN TASK` and `// END TASK`
     (or the whole file when the markers are gone), with comments and whitespace removed."""
-    import re
     body = re.findall(r"//\s*BEGIN TASK[^\n]*\n(.*?)//\s*END TASK", text, re.S) or [text]
     code = "\n".join(body)
     code = re.sub(r"//[^\n]*|/\*.*?\*/", "", code, flags=re.S)

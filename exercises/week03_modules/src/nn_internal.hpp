@@ -7,14 +7,7 @@
 
 #include <kindling/tensor.hpp>
 
-// `#pragma omp parallel for if (cond)` when the build has OpenMP, nothing
-// otherwise (the TSan preset builds without it: libgomp is not instrumented).
-#define KINDLING_PRAGMA(text) _Pragma(#text)
-#ifdef _OPENMP
-#define KINDLING_PARALLEL_FOR_IF(cond) KINDLING_PRAGMA(omp parallel for if (cond))
-#else
-#define KINDLING_PARALLEL_FOR_IF(cond)
-#endif
+#include "loop.hpp"  // KINDLING_OMP_FOR_IF: `omp parallel for if (cond)`, nothing without OpenMP
 
 namespace kindling::nn::detail {
 
