@@ -446,7 +446,17 @@ const Tensor& sub_(const Tensor& self, const Tensor& other, const Scalar& alpha)
 }
 const Tensor& mul_(const Tensor& self, const Tensor& other) { return binary_inplace(Bin::Mul, self, other); }
 const Tensor& div_(const Tensor& self, const Tensor& other) { return binary_inplace(Bin::Div, self, other); }
-const Tensor& relu_(const Tensor& self) { return self.copy_(relu(self)); }
+// In place and recorded as such (ReluBackward0, its output saved after the write), as PyTorch
+// does: relu's backward reads only its output, so overwriting the input loses nothing.
+const Tensor& relu_(const Tensor& self) {
+  KINDLING_CHECK(self.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  detail::check_no_internal_overlap(self);
+  detail::autograd::inplace(detail::autograd::Op::Relu, self, {}, [&] {
+    detail::copy(self, unary_same(self, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; }));
+    self.bump_version();
+  });
+  return self;
+}
 const Tensor& clamp_(const Tensor& self, std::optional<Scalar> min, std::optional<Scalar> max) {
   return self.copy_(clamp(self, min, max));
 }

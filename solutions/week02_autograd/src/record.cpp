@@ -283,6 +283,9 @@ void InplaceRecord::commit() {
   } else {
     set_history(self, state_->node);
   }
+  // An op whose formula reads its output (relu_: ReluBackward0) saves self as written, at its
+  // new version: a later write into self is then caught by the version check.
+  if (state_->node->needs_output()) state_->node->save_output(self);
 }
 
 }  // namespace detail::autograd
