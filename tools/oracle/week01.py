@@ -426,6 +426,69 @@ for _ in range(30):
     cases["repeat_random"].append({"x": values(x), "strided": strided, "repeats": reps, "out": values(xs.repeat(reps))})
 cases["repeat_negative_error"] = error(lambda: torch.zeros(2, 3).repeat(2, -1))
 
+# week01.split: chunk and split return views along one dim; chunk may return fewer pieces.
+cases["split_random"] = []
+for _ in range(40):
+    shape = rshape(1, 3, hi_size=7, lo_size=0 if rint(0, 6) == 0 else 1)
+    transposed = len(shape) >= 2 and rint(0, 1) == 1
+    x = torch.arange(int(torch.tensor(shape).prod()), dtype=torch.float32).reshape(shape)
+    if transposed:
+        x = x.transpose(0, -1)
+    d = rint(0, x.dim() - 1) - (x.dim() if rint(0, 1) else 0)
+    size = x.shape[d]
+    kind = ["chunk", "split_size", "split_sizes"][rint(0, 2)]
+    if kind == "chunk":
+        arg = rint(1, 8)
+        pieces = x.chunk(arg, d)
+    elif kind == "split_size":
+        arg = rint(1, 5) if size else rint(0, 3)
+        pieces = x.split(arg, d)
+    else:
+        arg, left = [], size
+        while left > 0:
+            arg.append(rint(0, left))
+            left -= arg[-1]
+        arg.insert(rint(0, len(arg)), 0) if rint(0, 2) == 0 else None
+        pieces = x.split(arg, d)
+    cases["split_random"].append({"shape": shape, "transposed": transposed, "dim": d, "kind": kind, "arg": arg,
+                                  "pieces": [geometry(p) for p in pieces]})
+cases["split_errors"] = {
+    "split_zero": error(lambda: torch.zeros(5).split(0)),
+    "split_negative": error(lambda: torch.zeros(5).split(-1)),
+    "sizes_sum": error(lambda: torch.zeros(2, 5).split([2, 2], 1)),
+    "sizes_negative": error(lambda: torch.zeros(5).split([6, -1])),
+    "split_0d": error(lambda: torch.tensor(5.0).split(1)),
+    "chunk_0d": error(lambda: torch.tensor(5.0).chunk(1)),
+    "chunk_zero": error(lambda: torch.zeros(5).chunk(0)),
+    "dim_range": error(lambda: torch.zeros(5).chunk(2, 1)),
+}
+
+# week01.lossy_casts: what survives a round trip x -> dtype -> x.dtype, and type_as.
+cases["lossy_casts_random"] = []
+float_pool = [0.0, -0.0, 1.0, -2.0, 0.5, 0.1, -1.5, 2.7, 255.0, 256.0, -1.0, 3.0e9, -3.0e9, 16777217.0, 1.0e39,
+              2.0 ** 53 + 1, 1.0e-40, 7.0, 100.25]
+int_pool = [0, 1, -1, 2, 255, 256, -129, 127, 2 ** 24 + 1, 2 ** 31, -(2 ** 31) - 1, 2 ** 53 + 1, 2 ** 62 + 3, 42]
+dtypes = [torch.float32, torch.float64, torch.int64, torch.int32, torch.uint8, torch.bool]
+for _ in range(60):
+    src, dst = dtypes[rint(0, 5)], dtypes[rint(0, 5)]
+    if src.is_floating_point:
+        pool = [v for v in float_pool if dst.is_floating_point or abs(v) < 2.0 ** 31]
+        pool = [v for v in pool if src == torch.float64 or abs(v) < 3.4e38]
+    elif src == torch.bool:
+        pool = [0, 1]
+    else:
+        info = torch.iinfo(src)
+        pool = [v for v in int_pool if info.min <= v <= info.max]
+    vals = [pool[rint(0, len(pool) - 1)] for _ in range(rint(0, 12))]
+    x = torch.tensor(vals, dtype=src)
+    back = x.to(dst).to(src)
+    lossy = int((back != x).sum()) if src != torch.bool else int((back != x).sum())
+    cases["lossy_casts_random"].append({"x": values(x), "to": str(dst).replace("torch.", ""), "lossy": lossy,
+                                        "through": values(x.to(dst))})
+_t = torch.ones(3)
+cases["type_as_same_dtype_is_self"] = _t.type_as(torch.zeros(1)) is _t and _t.float() is _t
+cases["type_as_other_dtype_copies"] = _t.type_as(torch.zeros(1, dtype=torch.float64)).data_ptr() != _t.data_ptr()
+
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)
     f.write("\n")

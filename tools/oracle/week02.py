@@ -12,7 +12,7 @@ import sys
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import error, ramp, values  # noqa: E402
+from common import error, gout, ramp, values  # noqa: E402
 
 assert torch.__version__.startswith("1.13"), torch.__version__
 OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week02", "data", "oracle.json")
@@ -279,6 +279,82 @@ for k in range(1, 6):
     rl_total += step_loss.item() * (k + 1)
     rl_count += k + 1
 cases["running_loss"] = {"total": rl_total, "count": rl_count, "mean": rl_total / rl_count}
+
+# ---- week02.deep_copy: x = x + c against x += c, and clone().detach() --------------------------------
+def facts(t, before_ptr=None):
+    out = {"requires_grad": t.requires_grad, "is_leaf": t.is_leaf, "version": t._version,
+           "grad_fn": t.grad_fn.name() if t.grad_fn is not None else None}
+    if before_ptr is not None:
+        out["same_data_ptr"] = t.data_ptr() == before_ptr
+    return out
+
+
+w = ramp(2, 3)
+ptr = w.data_ptr()
+r = w + 1  # x = x + 1 on a parameter, with autograd on
+cases["rebind_leaf"] = {"result": facts(r, ptr), "w_after": facts(w)}
+cases["inplace_leaf_error"] = error(lambda: w.add_(1))
+with torch.no_grad():
+    r = w + 1  # what `p = p - lr * g` does in an optimizer: a new tensor that is not a parameter any more
+    cases["rebind_leaf_no_grad"] = facts(r, ptr)
+    w.add_(1)  # what `p -= lr * g` does: the parameter itself, one version later
+    cases["inplace_leaf_no_grad"] = facts(w, ptr)
+w = ramp(2, 3)
+h = w * 2
+hptr = h.data_ptr()
+h.add_(1)
+cases["inplace_nonleaf"] = facts(h, hptr)
+h.backward(gout([2, 3]))
+cases["inplace_nonleaf"]["grad"] = values(w.grad)
+a = torch.arange(6.0)
+v = a.view(2, 3)
+a.add_(1)
+after_inplace = values(v)
+a = a + 1
+cases["alias_sees_inplace_not_rebind"] = {"after_inplace": after_inplace, "after_rebind": values(v),
+                                          "a": values(a)}
+
+deep = []
+w = ramp(2, 3)
+for name, src in [("leaf", w), ("nonleaf_transposed", (w * 3).t()), ("step_slice", (w * 1)[:, ::2]),
+                  ("plain", torch.arange(6.0).reshape(2, 3)[1])]:
+    c = src.clone().detach()
+    d = src.detach()
+    cl = src.clone()
+    deep.append({"name": name, "copy": dict(facts(c, src.data_ptr()), strides=list(c.stride()),
+                                            offset=c.storage_offset(), values=values(c)),
+                 "detach_shares": d.data_ptr() == src.data_ptr(),
+                 "clone_grad_fn": cl.grad_fn.name() if cl.grad_fn is not None else None})
+cases["deep_copy"] = deep
+
+# ---- week02.relu_backward: ReLU's gradient from its output; relu_ in place; hand-written ReLUs ----------
+x = torch.tensor([-1.0, 0.0, 2.0, -0.0, 3.0, -0.5], requires_grad=True)
+hand = {}
+for name, f in [("relu", torch.relu), ("clamp_min", lambda t: t.clamp(min=0)), ("mul_mask", lambda t: t * (t > 0)),
+                ("where", lambda t: torch.where(t > 0, t, torch.zeros(()))), ("abs_mean", lambda t: (t + t.abs()) / 2),
+                ("maximum", lambda t: torch.maximum(t, torch.zeros(())))]:
+    x.grad = None
+    y = f(x)
+    y.backward(gout([6]))
+    hand[name] = {"out": values(y.detach()), "grad": values(x.grad)}
+cases["relu_hand"] = hand
+w = ramp(3, 4)
+h = w * 2 + 1  # some elements positive, some negative
+torch.relu_(h)
+cases["relu_inplace"] = {"grad_fn": h.grad_fn.name(), "version": h._version, "out": values(h.detach())}
+h.backward(gout([3, 4]))
+cases["relu_inplace"]["grad"] = values(w.grad)
+cases["relu_inplace_leaf_error"] = error(lambda: torch.relu_(ramp(3)))
+
+
+def relu_then_write():
+    hw = ramp(3, 4) * 2 + 1
+    torch.relu_(hw)
+    hw.mul_(2)  # overwrites what ReluBackward0 saved
+    hw.sum().backward()
+
+
+cases["relu_inplace_then_write_error"] = error(relu_then_write)
 
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)

@@ -330,6 +330,53 @@ cases["interpolate_outputs"] = {
     "upsample_corners": values(nn.Upsample(scale_factor=2.0, mode="bilinear", align_corners=True)(ix)),
 }
 
+# ---- week03.module_list: ModuleList and ModuleDict register what they hold; a plain list does not ---------------
+class WithList(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.ModuleList([nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)])
+        self.heads = nn.ModuleDict({"act": nn.ReLU(), "out": nn.Linear(1, 1)})
+
+
+class WithPlainList(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.blocks = [nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1)]  # a Python list: nothing is registered
+
+
+m = WithList()
+before = [n for n, _ in m.named_parameters()]
+m.heads["act"] = nn.Tanh()          # replacing keeps the key's place
+m.heads["extra"] = nn.Linear(1, 2)  # a new key goes last
+m.blocks.append(nn.Linear(1, 4))
+cases["module_list"] = {
+    "names_before": before,
+    "names_after": [n for n, _ in m.named_parameters()],
+    "state_dict_keys": list(m.state_dict().keys()),
+    "dict_keys": list(m.heads.keys()),
+    "children": [n for n, _ in m.named_children()],
+    "modules": [n for n, _ in m.named_modules()],
+    "plain_list_parameters": len(list(WithPlainList().parameters())),
+    "list_index_error": error(lambda: m.blocks[4]),
+    "list_negative_error": error(lambda: m.blocks[-5]),
+    "dict_key_error": error(lambda: m.heads["fc"]),
+    "repr": repr(m),
+}
+
+# ---- the notes' "no conv bias before BatchNorm": in training mode the bias gets a zero gradient -----------------
+conv = nn.Conv2d(2, 3, 3, padding=1, bias=True)
+with torch.no_grad():
+    conv.weight.copy_(ramp(3, 2, 3, 3, scale=13.0, shift=0.8))
+    conv.bias.copy_(ramp(3, scale=2.0, shift=0.5))
+bn = nn.BatchNorm2d(3)
+bx = ramp(2, 2, 4, 4, scale=11.0, shift=1.0).detach()
+by = bn(conv(bx))
+by.backward(gout(list(by.shape)))
+cases["conv_bias_before_bn"] = {"bias_grad": values(conv.bias.grad), "weight_grad": values(conv.weight.grad),
+                                "bias_grad_max": conv.bias.grad.abs().max().item(),
+                                "weight_grad_max": conv.weight.grad.abs().max().item(),
+                                "running_mean": values(bn.running_mean), "running_var": values(bn.running_var)}
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)

@@ -3,6 +3,7 @@
 // changed with it), and in-place ops that return the very tensor they wrote.
 
 #include <array>
+#include <cstdint>
 
 #include "testing.hpp"
 
@@ -82,4 +83,20 @@ TEST(week01_from_blob, BadSizesHaveClearMessages) {
         (void)from_blob(data.data(), {2, 2}, {1});
       },
       "from_blob: sizes and strides differ in length");
+}
+
+TEST(week01_from_blob, TakesTheCallersAddressAsItIsAlignedOrNot) {
+  // The kit's own storage starts on a 64-byte cache line, as PyTorch's CPU allocator does.
+  const auto line_offset = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 64; };
+  EXPECT_EQ(line_offset(zeros({3}).data_ptr()), 0U);
+  // The caller's memory may start anywhere a float may: 4 bytes into a line here. from_blob
+  // must neither copy it to a "better" address nor refuse it.
+  alignas(64) static float buffer[32];
+  for (int i = 0; i < 32; ++i) buffer[i] = static_cast<float>(i);
+  const Tensor t = from_blob(buffer + 1, {2, 3}, {3, 1});
+  EXPECT_EQ(t.data_ptr(), static_cast<void*>(buffer + 1));
+  EXPECT_EQ(line_offset(t.data_ptr()), 4U);
+  EXPECT_EQ(t.select(1, 2).to_vector<float>(), (std::vector<float>{3, 6}));
+  // A view keeps its base's address plus the offset: one float64 in is 8 bytes past the line.
+  EXPECT_EQ(line_offset(zeros({9}, kFloat64).narrow(0, 1, 8).data_ptr()), 8U);
 }

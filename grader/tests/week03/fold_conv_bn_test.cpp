@@ -2,6 +2,7 @@
 // Expected values: PyTorch 1.13's torch.nn.utils.fusion.fuse_conv_bn_eval on the same ramps.
 #include <kindling/nn.hpp>
 
+#include "oracle_json.hpp"
 #include "week03_support.hpp"
 
 namespace kindling::testing {
@@ -126,4 +127,32 @@ TEST(week03_fold_conv_bn, RefusesMismatchedChannelsAndMissingStatistics) {
 }
 
 }  // namespace
+// Study note 003: "convolution - batchnorm 사용 시, convolution bias 사용 하지 않음" (no conv bias
+// before a BatchNorm). In training mode BatchNorm subtracts each channel's batch mean, so a bias
+// added to a whole channel cancels: its gradient is zero up to rounding (PyTorch: at most 1.5e-8
+// here, against weight gradients near 1.9). In eval mode it does not cancel, and the fold has to
+// carry it into the folded bias.
+TEST(week03_fold_conv_bn, AConvBiasBeforeTrainingBatchNormGetsNoGradient) {
+  const auto& c = oracle_json("conv_bias_before_bn");
+  nn::Conv2dOptions opts;
+  opts.padding = 1;
+  nn::Conv2d conv(2, 3, 3, opts);
+  assign(conv.weight, oracle_ramp({3, 2, 3, 3}, 13.0, 0.8).detach());
+  assign(conv.bias, oracle_ramp({3}, 2.0, 0.5).detach());
+  nn::BatchNorm2d bn(3);
+  const Tensor x = oracle_ramp({2, 2, 4, 4}, 11.0, 1.0).detach();
+  const Tensor y = bn(conv(x));
+  y.backward(cos(arange(y.numel(), kFloat32) * 0.7).reshape(y.sizes()));
+  expect_values(conv.bias.grad(), values_from_json(c.at("bias_grad")), 0.0, 1e-5);
+  EXPECT_LT(conv.bias.grad().abs().max().item<double>(), 1e-5);
+  EXPECT_NEAR(conv.weight.grad().abs().max().item<double>(), c.at("weight_grad_max").get<double>(), 1e-4);
+  // After that training step, the eval-mode pair is a different function of the bias: folding
+  // must give the same output as the pair, bias and running statistics included.
+  expect_values(bn.running_mean, values_from_json(c.at("running_mean")), 1e-5, 1e-6);
+  bn.eval();
+  nn::Conv2d folded = nn::fold_conv_bn(conv, bn);
+  NoGradGuard no_grad;
+  EXPECT_TRUE(allclose(folded(x), bn(conv(x)), 1e-4, 1e-5));
+}
+
 }  // namespace kindling::testing

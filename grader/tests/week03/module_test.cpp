@@ -258,6 +258,32 @@ TEST(week03_dropout, EvalModeReturnsTheInputItself) {
   EXPECT_EQ(&y.impl(), &x.impl());
 }
 
+// Study note 003: "nn.functional.dropout은 평가 / 예측 모드를 신경 쓰지 않습니다" (the functional
+// form does not care about eval mode). F.dropout's `training` defaults to true; only the module
+// passes its own mode. A model that calls the function in its forward keeps dropping after eval().
+TEST(week03_dropout, TheFunctionalFormIgnoresEvalUnlessToldTheMode) {
+  struct FunctionalNet : Module {
+    FunctionalNet() : Module("FunctionalNet") {}
+    Tensor forward(const Tensor& x) override { return nn::F::dropout(x, 0.5); }  // the mistake
+  };
+  struct ModeAwareNet : Module {
+    ModeAwareNet() : Module("ModeAwareNet") {}
+    Tensor forward(const Tensor& x) override { return nn::F::dropout(x, 0.5, is_training()); }
+  };
+  manual_seed(13);
+  const Tensor x = ones({2000});
+  FunctionalNet functional_net;
+  ModeAwareNet aware;
+  functional_net.eval();
+  aware.eval();
+  const Tensor dropped = functional_net(x);
+  const double zeros_seen = eq(dropped, 0).sum().item<double>();
+  EXPECT_GT(zeros_seen, 800);  // about half of 2000 are still dropped in eval mode
+  EXPECT_LT(zeros_seen, 1200);
+  EXPECT_TRUE(equal(aware(x), x));
+  EXPECT_EQ(&aware(x).impl(), &x.impl());  // not training: the input itself
+}
+
 TEST(week03_dropout, TrainingZeroesAboutPAndScalesSurvivors) {
   manual_seed(11);
   nn::Dropout d(0.3);

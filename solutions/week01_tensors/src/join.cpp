@@ -1,6 +1,7 @@
 // Joining, splitting and indexing: cat, stack, chunk, split, masked_fill, where.
 // index_select, masked_select and masked_fill_ are the task week01.masking
-// (src/tasks/masking.cpp), repeat the task week01.repeat (src/tasks/repeat.cpp).
+// (src/tasks/masking.cpp), repeat the task week01.repeat (src/tasks/repeat.cpp), chunk
+// and split the task week01.split (src/tasks/split.cpp).
 
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
@@ -81,51 +82,6 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
   return out;
 }
 }  // namespace
-
-std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim) {
-  KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
-  KINDLING_CHECK(split_size >= 0, "split expects split_size be non-negative, but got split_size=", split_size);
-  const std::int64_t d = wrap_dim(dim, x.dim());
-  const std::int64_t size = x.sizes()[d];
-  KINDLING_CHECK(split_size > 0 || size == 0,
-                 "split_size can only be 0 if dimension size is 0, but got dimension size of ", size);
-  std::vector<Tensor> out;
-  if (size == 0) return {x.narrow(d, 0, 0)};
-  for (std::int64_t start = 0; start < size; start += split_size)
-    out.push_back(x.narrow(d, start, std::min(split_size, size - start)));
-  return out;
-}
-
-std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes, std::int64_t dim) {
-  KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
-  const std::int64_t d = wrap_dim(dim, x.dim());
-  std::int64_t total = 0;
-  for (auto s : split_sizes) {
-    KINDLING_CHECK(s >= 0, "split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes=",
-                   to_string(split_sizes));
-    total += s;
-  }
-  KINDLING_CHECK(total == x.sizes()[d], "split_with_sizes expects split_sizes to sum exactly to ", x.sizes()[d],
-                 " (input tensor's size at dimension ", d, "), but got split_sizes=", to_string(split_sizes));
-  std::vector<Tensor> out;
-  std::int64_t start = 0;
-  for (auto s : split_sizes) {
-    out.push_back(x.narrow(d, start, s));
-    start += s;
-  }
-  return out;
-}
-
-std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim) {
-  KINDLING_CHECK(x.dim() > 0, "chunk expects at least a 1-dimensional tensor");
-  KINDLING_CHECK(chunks > 0, "chunk expects `chunks` to be greater than 0, got: ", chunks);
-  const std::int64_t size = x.sizes()[wrap_dim(dim, x.dim())];
-  const std::int64_t split_size = (size + chunks - 1) / chunks;
-  if (split_size == 0 && size == 0) {  // PyTorch returns `chunks` empty pieces
-    return split(x, std::vector<std::int64_t>(static_cast<std::size_t>(chunks), 0), dim);
-  }
-  return split(x, split_size, dim);
-}
 
 Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
   return differentiable(

@@ -379,8 +379,8 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       return {grad * (1 - out * out)};
     case Op::Sigmoid:
       return {grad * out * (1 - out)};
-    case Op::Relu:  // a 0-d zero broadcasts: no tensor of zeros to allocate and fill
-      return {where(gt(out, 0), grad, zeros({}, grad.dtype()))};
+    case Op::Relu:
+      return {relu_backward(grad, out)};
     case Op::Reciprocal:
       return {-grad * out * out};
     case Op::Clamp: {

@@ -22,6 +22,8 @@ Dropout::Dropout(double prob) : Module("Dropout"), p(prob) {
 std::string Dropout::extra_repr() const { return "p=" + detail::py_float_repr(p) + ", inplace=False"; }
 
 // ---- containers ---------------------------------------------------------------------------------------------------
+// ModuleList's push_back and operator[], and ModuleDict's insert and operator[], are the task
+// week03.module_list (src/tasks/module_list.cpp).
 namespace {
 std::size_t wrap_index(std::int64_t i, std::size_t size) {
   const auto n = static_cast<std::int64_t>(size);
@@ -38,27 +40,8 @@ void Sequential::push_back(ModulePtr module) { register_child(std::to_string(chi
 
 Module& Sequential::operator[](std::int64_t i) const { return *children_[wrap_index(i, children_.size())].second; }
 
-void ModuleList::push_back(ModulePtr module) { register_child(std::to_string(children_.size()), std::move(module)); }
-
-Module& ModuleList::operator[](std::int64_t i) const { return *children_[wrap_index(i, children_.size())].second; }
-
 ModuleDict::ModuleDict(const std::vector<std::pair<std::string, ModulePtr>>& named) : Module("ModuleDict") {
   for (const auto& [name, m] : named) insert(name, m);
-}
-
-void ModuleDict::insert(const std::string& key, ModulePtr module) {
-  for (auto& [name, m] : children_)
-    if (name == key) {
-      m = std::move(module);
-      return;
-    }
-  register_child(key, std::move(module));
-}
-
-Module& ModuleDict::operator[](const std::string& key) const {
-  for (const auto& [name, m] : children_)
-    if (name == key) return *m;
-  throw IndexError("'" + key + "'");
 }
 
 bool ModuleDict::contains(const std::string& key) const {

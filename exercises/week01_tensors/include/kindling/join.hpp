@@ -13,7 +13,8 @@ namespace kindling {
 Tensor cat(const TensorList& tensors, std::int64_t dim = 0);
 /// Stacks equal-shaped tensors along a new dimension `dim`.
 Tensor stack(const TensorList& tensors, std::int64_t dim = 0);
-/// Splits into `chunks` views of equal size along `dim` (the last may be smaller).
+/// Splits into at most `chunks` views of equal size along `dim` (the last may be smaller).
+/// (Task week01.split, like both split()s: the contracts and the code are in src/tasks/split.cpp.)
 std::vector<Tensor> chunk(const Tensor& x, std::int64_t chunks, std::int64_t dim = 0);
 /// Splits into views of `split_size` along `dim` (the last may be smaller).
 std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t dim = 0);

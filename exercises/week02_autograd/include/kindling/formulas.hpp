@@ -30,4 +30,9 @@ std::array<Tensor, 2> mul_backward(const Tensor& grad, const Tensor& self, const
 /// (Task week02.mm_backward: the contract and the code are in src/tasks/mm_backward.cpp.)
 std::array<Tensor, 2> mm_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2);
 
+/// The gradient for self of `result = relu(self)`, computed from `result` alone (ReluBackward0
+/// saves its output, which is what lets relu_ overwrite its input).
+/// (Task week02.relu_backward: the contract and the code are in src/tasks/relu_backward.cpp.)
+Tensor relu_backward(const Tensor& grad, const Tensor& result);
+
 }  // namespace kindling::autograd

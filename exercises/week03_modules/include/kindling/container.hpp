@@ -71,6 +71,8 @@ class ModuleList : public Module {
 };
 
 /// Modules by name, in insertion order, registered as children under those names.
+/// (Task week03.module_list, like ModuleList's push_back and operator[]: insert and
+/// operator[] are in src/tasks/module_list.cpp.)
 class ModuleDict : public Module {
  public:
   /// An empty dict.

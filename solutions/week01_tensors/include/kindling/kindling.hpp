@@ -2,6 +2,7 @@
 /// @file kindling.hpp
 /// Everything in one include.
 
+#include <kindling/casts.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
 #include <kindling/linalg.hpp>

@@ -7,6 +7,7 @@
 
 #include <kindling/accumulate_grad.hpp>
 #include <kindling/backward.hpp>
+#include <kindling/copies.hpp>
 #include <kindling/dynamic_graph.hpp>
 #include <kindling/engine.hpp>
 #include <kindling/formulas.hpp>
