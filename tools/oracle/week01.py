@@ -489,6 +489,34 @@ _t = torch.ones(3)
 cases["type_as_same_dtype_is_self"] = _t.type_as(torch.zeros(1)) is _t and _t.float() is _t
 cases["type_as_other_dtype_copies"] = _t.type_as(torch.zeros(1, dtype=torch.float64)).data_ptr() != _t.data_ptr()
 
+# week01.linspace: PyTorch's two-sided formula. Integer dtypes are recorded only for steps <= 7: for
+# longer integer outputs PyTorch 1.13's vectorised kernel rounds differently from its own scalar
+# loop (linspace(-12, 20, 30) gives different int64 and int32 values), and the kit follows the
+# scalar definition.
+def linspace_scalar(start, end, steps, integral):
+    if integral:
+        start, end = float(int(start)), float(int(end))
+    if steps == 1:
+        return [start]
+    step = (end - start) / (steps - 1)
+    half = steps // 2
+    return [start + step * i if i < half else end - step * (steps - i - 1) for i in range(steps)]
+
+
+cases["linspace_random"] = []
+while len(cases["linspace_random"]) < 60:
+    start, end = rint(-20, 20) / rint(1, 7), rint(-20, 20) / rint(1, 7)
+    dtype = [torch.float32, torch.float64, torch.int64, torch.int32][rint(0, 3)]
+    integral = not dtype.is_floating_point
+    steps = rint(0, 7) if integral else rint(0, 40)
+    got = torch.linspace(start, end, steps, dtype=dtype)
+    if integral:
+        assert got.tolist() == [int(v) for v in linspace_scalar(start, end, steps, True)], (start, end, steps)
+    cases["linspace_random"].append({"start": start, "end": end, "steps": steps, "out": values(got)})
+cases["linspace_endpoints"] = {"last": torch.linspace(-1, 1, 7)[-1].item(), "first": torch.linspace(0.1, 0.3, 5)[0].item(),
+                               "one_step": values(torch.linspace(8, 17, 1))}
+cases["linspace_negative_error"] = error(lambda: torch.linspace(0, 1, -1))
+
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)
     f.write("\n")

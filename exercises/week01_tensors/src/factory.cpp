@@ -116,22 +116,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, Tensor
   return t;
 }
 
-Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options) {
-  KINDLING_CHECK(steps >= 0, "number of steps must be non-negative");
-  Tensor t = empty({steps}, options.dtype_or(kDefaultDtype));
-  const double step = steps > 1 ? (end - start) / static_cast<double>(steps - 1) : 0.0;
-  const std::int64_t half = steps / 2;
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    T* out = static_cast<T*>(t.data_ptr());
-    // Like PyTorch: the first half counts up from start, the second half down from end,
-    // so both endpoints are exact.
-    for (std::int64_t i = 0; i < steps; ++i)
-      out[i] = static_cast<T>(i < half ? start + step * static_cast<double>(i)
-                                       : end - step * static_cast<double>(steps - i - 1));
-  });
-  return t;
-}
+// linspace is the task week01.linspace (src/tasks/linspace.cpp).
 
 namespace {
 template <class Fill>

@@ -52,6 +52,7 @@ Tensor arange(const Scalar& end, TensorOptions options = {});
 /// start, start+step, ... up to but excluding end.
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions options = {});
 /// `steps` evenly spaced values from start to end inclusive.
+/// (Task week01.linspace: the contract and the code are in src/tasks/linspace.cpp.)
 Tensor linspace(double start, double end, std::int64_t steps, TensorOptions options = {});
 /// Uniform samples in [0, 1).
 Tensor rand(IntArrayRef sizes, TensorOptions options = {}, Generator* generator = nullptr);
