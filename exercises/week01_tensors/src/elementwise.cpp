@@ -346,11 +346,16 @@ Tensor sigmoid(const Tensor& x) {
 Tensor reciprocal(const Tensor& x) {
   return differentiable(Op::Reciprocal, {x}, [&] { return unary_float(x, [](auto v) { return 1 / v; }); });
 }
+namespace {
+// max(x, 0) into a new tensor: the kernel of relu and relu_.
+Tensor relu_values(const Tensor& x) {
+  KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+}
+}  // namespace
+
 Tensor relu(const Tensor& x) {
-  return differentiable(Op::Relu, {x}, [&] {
-    KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
-    return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
-  });
+  return differentiable(Op::Relu, {x}, [&] { return relu_values(x); });
 }
 namespace {
 // Rounding functions: applied to floating values, the identity on integers.
@@ -449,10 +454,10 @@ const Tensor& div_(const Tensor& self, const Tensor& other) { return binary_inpl
 // In place and recorded as such (ReluBackward0, its output saved after the write), as PyTorch
 // does: relu's backward reads only its output, so overwriting the input loses nothing.
 const Tensor& relu_(const Tensor& self) {
-  KINDLING_CHECK(self.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  KINDLING_CHECK(self.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");  // before any record
   detail::check_no_internal_overlap(self);
   detail::autograd::inplace(detail::autograd::Op::Relu, self, {}, [&] {
-    detail::copy(self, unary_same(self, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; }));
+    detail::copy(self, relu_values(self));
     self.bump_version();
   });
   return self;

@@ -128,6 +128,14 @@ Tensor oracle_ramp(const Shape& shape, double scale, double shift) {
   return t;
 }
 
+Tensor oracle_gout(const Shape& shape) { return cos(arange(numel_of(shape), kFloat32) * 0.7).reshape(shape); }
+
+ScalarType oracle_dtype(const std::string& name) {
+  for (ScalarType t : {kBool, kUInt8, kInt32, kInt64, kFloat32, kFloat64})
+    if (dtype_name(t) == name) return t;
+  throw std::runtime_error("unknown dtype " + name);
+}
+
 Values oracle_grad(const std::string& name, std::size_t i) { return values_of(at(name, "grads").at(i)); }
 
 double oracle_number(const std::string& name, const std::string& field) { return at(name, field).get<double>(); }

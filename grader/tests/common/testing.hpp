@@ -72,6 +72,11 @@ Tensor oracle_x();
 /// Week 2's inputs: arange(n).reshape(shape) / scale - shift, float32, requiring grad
 /// (tools/oracle/week02.py's ramp()).
 Tensor oracle_ramp(const Shape& shape, double scale = 7.0, double shift = 1.5);
+/// The gradient the oracle feeds to backward(): cos(0.7 i) over the elements, float32
+/// (tools/oracle/common.py's gout()).
+Tensor oracle_gout(const Shape& shape);
+/// The dtype PyTorch names `name` ("float32", "int64", ...); throws std::runtime_error otherwise.
+ScalarType oracle_dtype(const std::string& name);
 /// cases[name]["grads"][i]: the gradient of the i-th leaf PyTorch computed.
 Values oracle_grad(const std::string& name, std::size_t i);
 /// A number-valued entry: cases[name][field].

@@ -9,21 +9,13 @@
 using namespace kindling;
 using namespace kindling::testing;
 
-namespace {
-ScalarType dtype_named(const std::string& name) {
-  for (ScalarType t : {kBool, kUInt8, kInt32, kInt64, kFloat32, kFloat64})
-    if (dtype_name(t) == name) return t;
-  throw std::runtime_error("unknown dtype " + name);
-}
-}  // namespace
-
 TEST(week01_add_out, MatchesPyTorchOnRandomCases) {
   // Broadcast operands, int64 or float32, into outs of every castable dtype that
   // start empty, too small, too large or right.
   for (const auto& c : oracle_json("add_out_random")) {
     SCOPED_TRACE(c.dump());
     const Tensor a = tensor_from_json(c.at("a")), b = tensor_from_json(c.at("b"));
-    const Tensor out = zeros(c.at("out_sizes").get<Shape>(), dtype_named(c.at("out_dtype").get<std::string>()));
+    const Tensor out = zeros(c.at("out_sizes").get<Shape>(), oracle_dtype(c.at("out_dtype").get<std::string>()));
     const Tensor& r = add_out(out, a, b, c.at("alpha").get<std::int64_t>());
     EXPECT_TRUE(r.is_same(out));
     expect_values(out, values_from_json(c.at("out")));

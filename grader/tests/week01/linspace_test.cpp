@@ -7,19 +7,11 @@
 using namespace kindling;
 using namespace kindling::testing;
 
-namespace {
-ScalarType dtype_named(const std::string& name) {
-  for (ScalarType t : {kInt32, kInt64, kFloat32, kFloat64})
-    if (dtype_name(t) == name) return t;
-  throw std::runtime_error("unexpected dtype " + name);
-}
-}  // namespace
-
 TEST(week01_linspace, MatchesPyTorchOnRandomCases) {
   for (const auto& c : oracle_json("linspace_random")) {
     SCOPED_TRACE(c.dump());
     const auto& out = c.at("out");
-    const ScalarType dtype = dtype_named(out.at("dtype").get<std::string>());
+    const ScalarType dtype = oracle_dtype(out.at("dtype").get<std::string>());
     const std::int64_t steps = c.at("steps").get<std::int64_t>();
     const Tensor t = linspace(c.at("start").get<double>(), c.at("end").get<double>(), steps, dtype);
     EXPECT_EQ(t.dtype(), dtype);

@@ -15,15 +15,9 @@ using namespace kindling::testing;
 namespace {
 using I64 = std::vector<std::int64_t>;
 
-ScalarType dtype_named(const std::string& name) {
-  for (ScalarType t : {kBool, kUInt8, kInt32, kInt64, kFloat32, kFloat64})
-    if (dtype_name(t) == name) return t;
-  throw std::runtime_error("unknown dtype " + name);
-}
-
 // The record's values in exactly its dtype: int64 values past 2^53 stay exact.
 Tensor exact_tensor(const nlohmann::json& record) {
-  const ScalarType dtype = dtype_named(record.at("dtype").get<std::string>());
+  const ScalarType dtype = oracle_dtype(record.at("dtype").get<std::string>());
   const auto& v = record.at("values");
   if (is_floating_point(dtype)) return tensor(v.get<std::vector<double>>(), dtype);
   return tensor(v.get<std::vector<std::int64_t>>(), dtype);
@@ -34,7 +28,7 @@ TEST(week01_lossy_casts, CountsWhatARoundTripLosesAsPyTorch) {
   for (const auto& c : oracle_json("lossy_casts_random")) {
     SCOPED_TRACE(c.dump());
     const Tensor x = exact_tensor(c.at("x"));
-    const ScalarType to = dtype_named(c.at("to").get<std::string>());
+    const ScalarType to = oracle_dtype(c.at("to").get<std::string>());
     EXPECT_EQ(count_lossy(x, to), c.at("lossy").get<std::int64_t>());
     // The loss seen from the other side: what x holds in `to` (exact, no tolerance).
     const Tensor through = x.to(to), expected = exact_tensor(c.at("through"));

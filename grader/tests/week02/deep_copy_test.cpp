@@ -12,9 +12,6 @@ using namespace kindling::autograd;
 using namespace kindling::testing;
 
 namespace {
-// The gradient fed to backward(): cos(0.7 i) over the elements (tools/oracle/common.py's gout).
-Tensor gout(const Shape& shape) { return cos(arange(numel_of(shape), kFloat32) * 0.7).reshape(shape); }
-
 // requires_grad, is_leaf, version and grad_fn as PyTorch reported them; same_data_ptr against `before`.
 void expect_facts(const Tensor& t, const nlohmann::json& f, const void* before = nullptr) {
   EXPECT_EQ(t.requires_grad(), f.at("requires_grad").get<bool>());
@@ -67,7 +64,7 @@ TEST(week02_deep_copy, InPlaceOnANonLeafContinuesItsHistory) {
   EXPECT_TRUE(same.is_same(h));
   const auto& c = oracle_json("inplace_nonleaf");
   expect_facts(h, c, ptr);
-  h.backward(gout({2, 3}));
+  h.backward(oracle_gout({2, 3}));
   expect_values(w.grad(), values_from_json(c.at("grad")));
 }
 

@@ -15,7 +15,6 @@ using namespace kindling::autograd;
 using namespace kindling::testing;
 
 namespace {
-Tensor gout(const Shape& shape) { return cos(arange(numel_of(shape), kFloat32) * 0.7).reshape(shape); }
 Tensor hand_input() { return tensor({-1.0F, 0.0F, 2.0F, -0.0F, 3.0F, -0.5F}).requires_grad_(); }
 }  // namespace
 
@@ -36,7 +35,7 @@ TEST(week02_relu_backward, ReluMatchesPyTorchAtZeroAndEverywhere) {
   const Tensor x = hand_input();
   const Tensor y = relu(x);
   expect_values(y.detach(), values_from_json(c.at("out")));
-  y.backward(gout({6}));
+  y.backward(oracle_gout({6}));
   expect_values(x.grad(), values_from_json(c.at("grad")));
 }
 
@@ -50,7 +49,7 @@ TEST(week02_relu_backward, ReluInPlaceOnANonLeafStillBackpropagates) {
   ASSERT_NE(h.grad_fn(), nullptr);
   EXPECT_EQ(h.grad_fn()->name(), c.at("grad_fn").get<std::string>());
   expect_values(h.detach(), values_from_json(c.at("out")));
-  h.backward(gout({3, 4}));
+  h.backward(oracle_gout({3, 4}));
   expect_values(w.grad(), values_from_json(c.at("grad")));
   expect_oracle_error([] { relu_(oracle_ramp({3})); }, "relu_inplace_leaf_error");
 }
@@ -81,7 +80,7 @@ TEST(week02_relu_backward, HandWrittenReLUsDisagreeOnlyAtZero) {
       {"maximum", [&](const Tensor& t) { return maximum(t, zero); }}};
   const Tensor relu_grad = [] {
     const Tensor x = hand_input();
-    relu(x).backward(gout({6}));
+    relu(x).backward(oracle_gout({6}));
     return x.grad();
   }();
   for (const auto& [name, f] : forms) {
@@ -90,7 +89,7 @@ TEST(week02_relu_backward, HandWrittenReLUsDisagreeOnlyAtZero) {
     const Tensor x = hand_input();
     const Tensor y = f(x);
     expect_values(y.detach(), values_from_json(c.at("out")));
-    y.backward(gout({6}));
+    y.backward(oracle_gout({6}));
     expect_values(x.grad(), values_from_json(c.at("grad")));
     // Away from 0 (elements 0, 2, 4, 5) every form agrees with relu's own gradient.
     for (std::int64_t i : {0, 2, 4, 5})

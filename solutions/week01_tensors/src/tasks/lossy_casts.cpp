@@ -33,7 +33,6 @@ Tensor type_as(const Tensor& x, const Tensor& other) {
 /// within its range.
 std::int64_t count_lossy(const Tensor& x, ScalarType dtype) {
   // BEGIN SOLUTION week01.lossy_casts
-  if (x.numel() == 0) return 0;
   return ne(x.to(dtype).to(x.dtype()), x).sum().item<std::int64_t>();
   // END SOLUTION
 }
