@@ -517,6 +517,64 @@ cases["linspace_endpoints"] = {"last": torch.linspace(-1, 1, 7)[-1].item(), "fir
                                "one_step": values(torch.linspace(8, 17, 1))}
 cases["linspace_negative_error"] = error(lambda: torch.linspace(0, 1, -1))
 
+# week01.noise: the Pearson correlation add_noise is measured with, as torch.corrcoef computes it.
+# (The noise itself cannot come from here: Kindling's generator is not PyTorch's, so its tests are
+# statistical.) Inputs are float64 so that only the formula is compared, plus a few float32 and
+# integer pairs, a constant input (NaN) and one element (NaN).
+cases["correlation_random"] = []
+for i in range(40):
+    n = rint(2, 40)
+    a = torch.randn(n, generator=gen, dtype=torch.float64) * rint(1, 5)
+    b = a * (rint(-3, 3) / 2) + torch.randn(n, generator=gen, dtype=torch.float64) * rint(0, 4)
+    if i % 8 == 5:
+        a, b = a.float(), b.float()
+    if i % 8 == 6:
+        a, b = (a * 3).long(), (b * 3).long()
+    r = torch.corrcoef(torch.stack([a.double(), b.double()]))[0, 1].item()
+    cases["correlation_random"].append({"a": values(a), "b": values(b), "r": None if r != r else r})
+for a, b in [(torch.tensor([1.0, 2.0, 3.0]), torch.tensor([5.0, 5.0, 5.0])), (torch.tensor([2.0]), torch.tensor([7.0]))]:
+    r = torch.corrcoef(torch.stack([a, b]))[0, 1].item()
+    assert r != r
+    cases["correlation_random"].append({"a": values(a), "b": values(b), "r": None})
+cases["correlation_size_error"] = error(lambda: torch.stack([torch.zeros(3), torch.zeros(4)]))
+cases["normal_std_error"] = error(lambda: torch.empty(3).normal_(0, -1))
+cases["randn_like_long_error"] = error(lambda: torch.randn_like(torch.zeros(2, dtype=torch.long)))
+cases["rand_like_long_error"] = error(lambda: torch.rand_like(torch.zeros(2, dtype=torch.long)))
+
+# week01.eigh: torch.linalg.eigh on random batches, which need not be symmetric (only the lower
+# triangle is read), and f(A) = V diag(f(w)) V^T against PyTorch's own matrix functions where it has
+# them (matrix_exp, matrix_power, inv). Eigenvectors are recorded to compare up to sign.
+cases["eigh_random"] = []
+for i in range(30):
+    n = rint(0, 6) if i % 10 else 0
+    batch = [rint(0 if i == 7 else 1, 3) for _ in range(rint(0, 2))]
+    dtype = torch.float32 if i % 4 == 3 else torch.float64
+    a = (torch.randn(batch + [n, n], generator=gen, dtype=torch.float64) * rint(1, 4)).to(dtype)
+    if i % 5 == 2 and n > 1:  # a repeated eigenvalue: eigenvectors are then not unique, values are
+        a = torch.eye(n, dtype=dtype).expand(batch + [n, n]) * 2
+    w, v = torch.linalg.eigh(a)
+    cases["eigh_random"].append({"a": values(a), "w": values(w), "v": values(v), "v_strides": list(v.stride()),
+                                 "w_strides": list(w.stride())})
+cases["eigh_lower_triangle"] = {"w": values(torch.linalg.eigh(torch.tensor([[2.0, 1.0], [5.0, 3.0]])).eigenvalues)}
+cases["eigh_1d_error"] = error(lambda: torch.linalg.eigh(torch.zeros(3)))
+cases["eigh_square_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 3)))
+cases["eigh_long_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 2, dtype=torch.long)))
+cases["eigh_bool_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 2, dtype=torch.bool)))
+cases["eig_removed_error"] = error(lambda: torch.eig(torch.zeros(2, 2)))
+cases["matrix_function_random"] = []
+for i in range(12):
+    n = rint(1, 5)
+    batch = [rint(1, 3) for _ in range(rint(0, 1))]
+    b = torch.randn(batch + [n, n], generator=gen, dtype=torch.float64)
+    spd = b @ b.mT + 0.5 * torch.eye(n, dtype=torch.float64)  # positive definite
+    lower = spd.tril() + torch.randn(batch + [n, n], generator=gen, dtype=torch.float64).triu(1)  # upper: ignored
+    w, v = torch.linalg.eigh(spd)
+    apply = lambda f: v @ torch.diag_embed(f(w)) @ v.mT  # noqa: E731
+    cases["matrix_function_random"].append({
+        "a": values(lower), "exp": values(torch.matrix_exp(spd)), "square": values(torch.linalg.matrix_power(spd, 2)),
+        "cube": values(torch.linalg.matrix_power(spd, 3)), "inverse": values(torch.linalg.inv(spd)),
+        "sqrt": values(apply(torch.sqrt)), "log": values(apply(torch.log)), "elementwise_square": values(spd ** 2)})
+
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)
     f.write("\n")
