@@ -546,12 +546,15 @@ cases["rand_like_long_error"] = error(lambda: torch.rand_like(torch.zeros(2, dty
 # them (matrix_exp, matrix_power, inv). Eigenvectors are recorded to compare up to sign.
 cases["eigh_random"] = []
 for i in range(30):
-    n = rint(0, 6) if i % 10 else 0
-    batch = [rint(0 if i == 7 else 1, 3) for _ in range(rint(0, 2))]
+    n = rint(1, 6) if i % 10 else 0
+    batch = [0, 2] if i == 7 else [rint(1, 3) for _ in range(rint(0, 2))]  # case 7: an empty batch
     dtype = torch.float32 if i % 4 == 3 else torch.float64
     a = (torch.randn(batch + [n, n], generator=gen, dtype=torch.float64) * rint(1, 4)).to(dtype)
-    if i % 5 == 2 and n > 1:  # a repeated eigenvalue: eigenvectors are then not unique, values are
-        a = torch.eye(n, dtype=dtype).expand(batch + [n, n]) * 2
+    if i % 5 == 2 and n > 1:  # a repeated eigenvalue (1, twice or more) in a rotated basis: its eigenvectors
+        q, _ = torch.linalg.qr(torch.randn(n, n, generator=gen, dtype=torch.float64))  # are not unique, values are
+        d = torch.ones(n, dtype=torch.float64)
+        d[-1] = 3
+        a = (q @ torch.diag(d) @ q.T).to(dtype).expand(batch + [n, n])
     w, v = torch.linalg.eigh(a)
     cases["eigh_random"].append({"a": values(a), "w": values(w), "v": values(v), "v_strides": list(v.stride()),
                                  "w_strides": list(w.stride())})
@@ -560,7 +563,6 @@ cases["eigh_1d_error"] = error(lambda: torch.linalg.eigh(torch.zeros(3)))
 cases["eigh_square_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 3)))
 cases["eigh_long_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 2, dtype=torch.long)))
 cases["eigh_bool_error"] = error(lambda: torch.linalg.eigh(torch.zeros(2, 2, dtype=torch.bool)))
-cases["eig_removed_error"] = error(lambda: torch.eig(torch.zeros(2, 2)))
 cases["matrix_function_random"] = []
 for i in range(12):
     n = rint(1, 5)

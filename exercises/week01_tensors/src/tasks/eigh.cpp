@@ -14,14 +14,14 @@
 
 // Useful: a.dim(), a.size(-1), a.sizes(), a.dtype(), is_floating_point(dtype),
 // dtype_short_name(dtype), a.to(kFloat64).contiguous() (row-major doubles you can
-// index through data_ptr()), empty(sizes, dtype), t.to(dtype), t.transpose(d0, d1),
-// t.unsqueeze(d), broadcasting `*`, matmul(a, b) (batches too), std::hypot, std::sqrt,
+// index through data_ptr()), empty(sizes, dtype), t.to(dtype), the views of week 1,
+// the broadcasting arithmetic of ops.hpp and matmul of linalg.hpp,
 // KINDLING_CHECK(cond, parts...).
 
 namespace kindling {
 
 // BEGIN TASK week01.eigh (replace the stub below with your code)
-// Helpers of your own (a rotation, a sweep, ...) can go here, in an anonymous namespace.
+// Room for helper functions of your own, in an anonymous namespace (or leave it empty).
 // END TASK
 
 /// `torch.linalg.eigh(A)` (UPLO='L'): the eigenvalues and eigenvectors of each
@@ -37,8 +37,11 @@ namespace kindling {
 ///   (..., n * n, 1, n), the transpose of a row-major tensor whose rows are the
 ///   eigenvectors.
 /// - Work in double whatever A's dtype. For float64 the eigenvalues must be within
-///   1e-10 * (1 + max |eigenvalue|) of the exact ones, and A V must equal V diag(w)
-///   as closely; float32 results are the double ones rounded.
+///   1e-10 * (1 + max |eigenvalue|) of the exact ones, A V must equal V diag(w) within
+///   1e-9 * (1 + max |eigenvalue|), V^T V the identity within as much, and the
+///   eigenvector of an eigenvalue at least 1e-3 * (1 + max |eigenvalue|) away from
+///   the others within 1e-7 of the exact one (up to sign); float32 results are the
+///   double ones rounded. A holds finite numbers (no NaN or inf).
 /// - A batch or n of 0 gives empty results of those shapes.
 /// - Errors (kindling::Error, PyTorch's texts): fewer than 2 dims,
 ///   "linalg.eigh: The input tensor A must have at least 2 dimensions."; a last two

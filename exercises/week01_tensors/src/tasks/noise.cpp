@@ -11,8 +11,8 @@
 #include <kindling/ops.hpp>
 
 // Useful: randn_like(x, {}, generator) and rand_like(x, {}, generator) (they raise
-// PyTorch's errors for integer dtypes themselves), the arithmetic of ops.hpp with
-// Scalars (t * 2.0, t - 1.0), x.numel(), x.to_vector<double>() (the elements in
+// PyTorch's errors for integer dtypes themselves), the arithmetic of ops.hpp (with
+// Scalars too), x.numel(), x.to_vector<double>() (the elements in
 // row-major order, any layout, converted to double), std::sqrt, std::clamp,
 // KINDLING_CHECK(cond, parts...).
 
@@ -42,8 +42,9 @@ Tensor add_noise(const Tensor& x, double stddev, NoiseKind kind, Generator* gene
 /// The Pearson correlation of a's and b's elements, paired in row-major order
 /// whatever their shapes and layouts: cov(a, b) / (std(a) * std(b)), with the means
 /// subtracted first, computed in double whatever the dtypes, and clamped to
-/// [-1, 1] as torch.corrcoef clamps it. NaN when a or b is constant (its standard
-/// deviation is 0) or has fewer than 2 elements, as in PyTorch.
+/// [-1, 1] as torch.corrcoef clamps it. NaN when a's or b's sum of squared deviations
+/// from its mean is 0 (a constant such as [5, 5, 5], whose mean is exact) or when they
+/// have fewer than 2 elements, as in PyTorch.
 /// - a.numel() != b.numel() throws kindling::Error "stack expects each tensor to be
 ///   equal size, but got [3] at entry 0 and [4] at entry 1" with the two element
 ///   counts: the error of `torch.stack([a.flatten(), b.flatten()])`.

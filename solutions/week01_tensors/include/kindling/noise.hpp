@@ -4,9 +4,9 @@
 /// Pearson correlation that measures how much of the signal survives it.
 ///
 /// `x + std * randn_like(x)` is the usual way to add noise. Uniform noise of the
-/// same standard deviation spans [-sqrt(3) std, sqrt(3) std]. At equal variance
-/// the two leave the same correlation with the signal; they differ in what else
-/// they leave (see the lecture's section on noise).
+/// same standard deviation spans a wider interval than [-std, std]. At equal
+/// variance the two leave the same correlation with the signal; they differ in
+/// what else they leave (see the lecture's section on noise).
 /// (Task week01.noise: the contracts and the code are in src/tasks/noise.cpp.)
 
 #include <kindling/generator.hpp>
@@ -17,7 +17,7 @@ namespace kindling {
 /// The distribution of the noise add_noise draws.
 enum class NoiseKind {
   Gaussian,  ///< normal, mean 0: randn_like scaled by the standard deviation
-  Uniform,   ///< uniform on [-sqrt(3) std, sqrt(3) std): the same variance
+  Uniform,   ///< uniform on an interval [-a, a) of the same variance
 };
 
 /// x plus noise of mean 0 and standard deviation `stddev`, drawn from `generator`
