@@ -97,6 +97,11 @@ TensorList AccumulateGrad::apply(const Tensor& grad_output) {
 }
 
 // ---- engine helpers ------------------------------------------------------------------------
+std::uint64_t new_backward_pass() {
+  static std::atomic<std::uint64_t> passes{0};
+  return ++passes;  // starts at 1: a node's engine.pass of 0 means "never reached"
+}
+
 void add_to_slot(Tensor& slot, const Tensor& grad) {
   if (!slot.defined()) {
     slot = grad;

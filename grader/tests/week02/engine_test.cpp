@@ -1,4 +1,6 @@
 // Tasks week02.engine_order, week02.backward_seed, week02.accumulate_grad, week02.hooks.
+#include <set>
+
 #include <kindling/autograd.hpp>
 
 #include "testing.hpp"
@@ -36,11 +38,67 @@ TEST(week02_engine_order, DependenciesCountEdgesIntoEachNode) {
   auto left = std::make_shared<Probe>("left", std::vector<autograd::Edge>{{leaf_node}}, &log);
   auto right = std::make_shared<Probe>("right", std::vector<autograd::Edge>{{leaf_node}}, &log);
   auto root = std::make_shared<Probe>("root", std::vector<autograd::Edge>{{left}, {right}, {left}}, &log);
-  const auto deps = autograd::compute_dependencies({root.get()});
-  EXPECT_EQ(deps.count(root.get()), 0u);
-  EXPECT_EQ(deps.at(left.get()), 2);
-  EXPECT_EQ(deps.at(right.get()), 1);
-  EXPECT_EQ(deps.at(leaf_node.get()), 2);
+  const std::uint64_t pass = autograd::new_backward_pass();
+  const auto reached = autograd::compute_dependencies({root.get()}, pass);
+  ASSERT_EQ(reached.size(), 4u);  // each node once
+  EXPECT_EQ(reached.front(), root.get());
+  EXPECT_EQ(std::set<autograd::Node*>(reached.begin(), reached.end()).size(), 4u);
+  EXPECT_EQ(root->engine.dependencies, 0);
+  EXPECT_EQ(left->engine.dependencies, 2);
+  EXPECT_EQ(right->engine.dependencies, 1);
+  EXPECT_EQ(leaf_node->engine.dependencies, 2);
+  for (autograd::Node* node : reached) {
+    EXPECT_EQ(node->engine.pass, pass);
+    EXPECT_FALSE(node->engine.gradient.defined());
+  }
+  EXPECT_TRUE(log.empty());  // counting runs nothing
+}
+
+TEST(week02_engine_order, ALaterPassCountsAfreshAndRootsComeFirstOnce) {
+  std::vector<std::string> log;
+  auto leaf_node = std::make_shared<Probe>("leaf", std::vector<autograd::Edge>{}, &log);
+  auto mid = std::make_shared<Probe>("mid", std::vector<autograd::Edge>{{leaf_node}}, &log);
+  auto top = std::make_shared<Probe>("top", std::vector<autograd::Edge>{{mid}, {leaf_node}}, &log);
+  (void)autograd::compute_dependencies({top.get()}, autograd::new_backward_pass());
+  leaf_node->engine.gradient = scalar_tensor(5.0);  // stale state from an interrupted pass
+  // A second pass over the same nodes must not add to the first one's counts. Roots come
+  // first in the order given, each once, even when one root also feeds another.
+  const std::uint64_t pass = autograd::new_backward_pass();
+  const auto reached = autograd::compute_dependencies({mid.get(), top.get(), mid.get()}, pass);
+  ASSERT_EQ(reached.size(), 3u);
+  EXPECT_EQ(reached[0], mid.get());
+  EXPECT_EQ(reached[1], top.get());
+  EXPECT_EQ(reached[2], leaf_node.get());
+  EXPECT_EQ(top->engine.dependencies, 0);
+  EXPECT_EQ(mid->engine.dependencies, 1);
+  EXPECT_EQ(leaf_node->engine.dependencies, 2);
+  EXPECT_FALSE(leaf_node->engine.gradient.defined());
+}
+
+TEST(week02_engine_order, RootsThatFeedEachOtherRunInDependencyOrder) {
+  std::vector<std::string> log;
+  auto leaf_node = std::make_shared<Probe>("leaf", std::vector<autograd::Edge>{}, &log);
+  auto mid = std::make_shared<Probe>("mid", std::vector<autograd::Edge>{{leaf_node}}, &log);
+  auto top = std::make_shared<Probe>("top", std::vector<autograd::Edge>{{mid}}, &log);
+  // mid is listed first but top feeds it: top runs first, and mid runs once.
+  autograd::execute_graph({{mid}, {top}}, {scalar_tensor(1.0), scalar_tensor(1.0)}, false);
+  EXPECT_EQ(log, (std::vector<std::string>{"top", "mid", "leaf"}));
+}
+
+TEST(week02_engine_order, NoNodeKeepsAGradientAfterBackwardEvenWhenAHookThrows) {
+  Tensor x = leaf({1, 2});
+  Tensor y = x * 2;
+  Tensor z = y * 3;
+  std::shared_ptr<autograd::Node> y_node = y.grad_fn(), z_node = z.grad_fn();
+  z.sum().backward({}, /*retain_graph=*/true);
+  EXPECT_FALSE(y_node->engine.gradient.defined());
+  EXPECT_FALSE(z_node->engine.gradient.defined());
+  z.register_hook([](const Tensor&) -> Tensor { throw Error("hook failed"); });
+  Tensor w = y + z;  // w's node feeds both y's and z's; z's runs first, and its hook throws
+  // while y's node still holds the gradient w's node sent it
+  EXPECT_THROW(w.sum().backward(), Error);
+  EXPECT_FALSE(y_node->engine.gradient.defined());
+  EXPECT_FALSE(z_node->engine.gradient.defined());
 }
 
 TEST(week02_engine_order, ADiamondRunsEachNodeOnceAfterAllItsInputs) {

@@ -147,6 +147,18 @@ class Node {
   /// retain_grad() is one of them).
   std::shared_ptr<HookList> tensor_hooks;
 
+  /// The backward engine's bookkeeping for this node during one backward pass
+  /// (week02.engine_order): which pass last reached it, how many of its incoming
+  /// edges have still to run, and the gradient gathered for it so far. The engine
+  /// empties `gradient` on its way out, so that outside a pass it holds no tensor
+  /// (and no graph: see the note on the destructor above).
+  struct EngineState {
+    std::uint64_t pass = 0;  ///< the pass that last counted this node (0: none)
+    int dependencies = 0;    ///< incoming edges from reachable nodes not yet run
+    Tensor gradient;         ///< the sum of the gradients that have arrived
+  };
+  EngineState engine;  ///< see EngineState
+
  protected:
   /// Sets the output's shape and dtype (every node does this once).
   void set_output(const Tensor& out);

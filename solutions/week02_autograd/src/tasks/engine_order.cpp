@@ -1,30 +1,45 @@
 // Task week02.engine_order. The doc comment above each function is its contract; your code
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week02.engine_order`.
 
+#include <algorithm>
+
 #include <kindling/engine.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 
 namespace kindling::autograd {
 
-/// For every node reachable from `roots` through next_edges(), the number of
-/// edges that point at it from reachable nodes (its dependencies). A node reached
-/// only from the roots themselves has none. Walk the graph with an explicit
-/// stack (no recursion) and visit each node once (a diamond shares nodes).
-std::unordered_map<Node*, int> compute_dependencies(const std::vector<Node*>& roots) {
+/// Counts, for every node reachable from `roots` through next_edges(), the edges that
+/// point at it from reachable nodes (its dependencies), in the node's own scratch space
+/// `node->engine` (see Node::EngineState): the first time this pass reaches a node,
+/// reset its engine state to {pass, 0, no gradient}; then add one for every edge into
+/// it. A node reached only from the roots themselves has 0. Returns the reachable
+/// nodes, each once: the roots first, in the order given (a root listed twice
+/// appears once), then the others in the order they were first reached. State left
+/// in a node by an earlier pass (another `pass` number) is stale and must not count.
+/// Walk the graph with an explicit stack (no recursion) and visit each node once (a
+/// diamond shares nodes).
+std::vector<Node*> compute_dependencies(const std::vector<Node*>& roots, std::uint64_t pass) {
   // BEGIN SOLUTION week02.engine_order
-  std::unordered_map<Node*, int> deps;
-  std::unordered_set<Node*> seen(roots.begin(), roots.end());
-  std::vector<Node*> stack(roots.begin(), roots.end());
+  std::vector<Node*> reached;
+  auto reach = [&](Node* node) {
+    if (node->engine.pass == pass) return false;
+    node->engine = {pass, 0, Tensor()};
+    reached.push_back(node);
+    return true;
+  };
+  for (Node* root : roots) reach(root);
+  std::vector<Node*> stack(reached.begin(), reached.end());
   while (!stack.empty()) {
     Node* node = stack.back();
     stack.pop_back();
     for (const Edge& edge : node->next_edges()) {
-      if (!edge.valid()) continue;
-      ++deps[edge.fn.get()];
-      if (seen.insert(edge.fn.get()).second) stack.push_back(edge.fn.get());
+      Node* next = edge.fn.get();
+      if (next == nullptr) continue;
+      if (reach(next)) stack.push_back(next);
+      ++next->engine.dependencies;
     }
   }
-  return deps;
+  return reached;
   // END SOLUTION
 }
 
@@ -33,40 +48,52 @@ std::unordered_map<Node*, int> compute_dependencies(const std::vector<Node*>& ro
 namespace kindling::autograd {
 
 /// Runs backward from `roots` (edge i receives gradient `grads[i]`):
-/// 1. compute_dependencies of the root nodes;
-/// 2. put each root's gradient in its slot (add_to_slot; one slot per node) and
+/// 1. take a fresh pass number from new_backward_pass() and compute_dependencies of
+///    the root nodes with it;
+/// 2. add each root's gradient into its node's `engine.gradient` (add_to_slot) and
 ///    make the roots that nothing else feeds ready;
 /// 3. while a node is ready: take the ready node with the highest sequence_nr()
-///    (the most recently created, as PyTorch does), call_node() on its slot, add
-///    each defined result into the slot of the matching next edge, and count the
-///    edge as done: a node is ready when all its dependencies are done, whether
-///    or not gradients arrived (a node whose slot stays undefined still runs, so
-///    the nodes after it are released too).
+///    (the most recently created, as PyTorch does), call_node() on its gathered
+///    gradient (moved out, so that the node keeps none), add each defined result into
+///    the `engine.gradient` of the matching next edge's node, and count that edge as
+///    done: a node is ready when all its dependencies are done, whether or not
+///    gradients arrived (a node whose gradient stays undefined still runs, so the
+///    nodes after it are released too).
+/// On the way out, normally or by an exception (a hook may throw), no reached node
+/// may keep a gradient in `engine.gradient`: it would keep tensors, and with
+/// create_graph their history, alive after backward.
 void execute_graph(const std::vector<Edge>& roots, const TensorList& grads, bool keep_graph) {
   // BEGIN SOLUTION week02.engine_order
   std::vector<Node*> starts;
   for (const Edge& e : roots)
     if (e.valid()) starts.push_back(e.fn.get());
-  auto deps = compute_dependencies(starts);
-  std::unordered_map<Node*, Tensor> slots;
+  const std::vector<Node*> reached = compute_dependencies(starts, new_backward_pass());
+  struct ClearOnExit {  // runs on return and on an exception alike
+    const std::vector<Node*>& nodes;
+    ~ClearOnExit() {
+      for (Node* node : nodes) node->engine.gradient = Tensor();
+    }
+  } clear_on_exit{reached};
+  for (std::size_t i = 0; i < roots.size(); ++i)
+    if (roots[i].valid()) add_to_slot(roots[i].fn->engine.gradient, grads[i]);
   auto later_first = [](const Node* a, const Node* b) { return a->sequence_nr() < b->sequence_nr(); };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
-  std::unordered_set<Node*> queued;
-  for (std::size_t i = 0; i < roots.size(); ++i)
-    if (roots[i].valid()) add_to_slot(slots[roots[i].fn.get()], grads[i]);
-  for (Node* node : starts)
-    if (deps[node] == 0 && queued.insert(node).second) ready.push(node);
+  std::sort(starts.begin(), starts.end());
+  const auto distinct_roots = std::unique(starts.begin(), starts.end()) - starts.begin();
+  for (std::ptrdiff_t i = 0; i < distinct_roots; ++i)  // reached begins with the roots, each once
+    if (reached[static_cast<std::size_t>(i)]->engine.dependencies == 0)
+      ready.push(reached[static_cast<std::size_t>(i)]);
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    Tensor grad = std::move(slots[node]);
-    slots.erase(node);
+    const Tensor grad = std::move(node->engine.gradient);
+    node->engine.gradient = Tensor();
     const TensorList outputs = call_node(*node, grad, keep_graph);
     for (std::size_t i = 0; i < node->num_inputs(); ++i) {
       Node* next = node->next_edges()[i].fn.get();
       if (next == nullptr) continue;
-      if (i < outputs.size() && outputs[i].defined()) add_to_slot(slots[next], outputs[i]);
-      if (--deps[next] == 0) ready.push(next);
+      if (i < outputs.size() && outputs[i].defined()) add_to_slot(next->engine.gradient, outputs[i]);
+      if (--next->engine.dependencies == 0) ready.push(next);
     }
   }
   // END SOLUTION
