@@ -153,6 +153,23 @@ Tensor tensor_from_json(const nlohmann::json& record) {
   return to_tensor(v);
 }
 
+Tensor exact_tensor_from_json(const nlohmann::json& record) {
+  const ScalarType dtype = oracle_dtype(record.at("dtype").get<std::string>());
+  Tensor t = empty(record.at("sizes").get<Shape>(), dtype);
+  // Integers straight from the JSON (a double would round int64s past 2^53); floats through
+  // values_of, which reads "nan" and "inf".
+  const std::vector<double> floats = is_floating_point(dtype) ? values_of(record).values : std::vector<double>{};
+  const std::vector<std::int64_t> ints =
+      is_floating_point(dtype) ? std::vector<std::int64_t>{} : record.at("values").get<std::vector<std::int64_t>>();
+  visit_dtype(dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* out = static_cast<T*>(t.data_ptr());
+    for (std::size_t i = 0; i < floats.size(); ++i) out[i] = static_cast<T>(floats[i]);
+    for (std::size_t i = 0; i < ints.size(); ++i) out[i] = static_cast<T>(ints[i]);
+  });
+  return t;
+}
+
 void expect_error_json(const std::function<void()>& fn, const nlohmann::json& record) {
   const std::string type = record.at("type").get<std::string>(), message = record.at("message").get<std::string>();
   if (type == "IndexError")

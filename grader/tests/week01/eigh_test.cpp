@@ -14,12 +14,6 @@ using namespace kindling;
 using namespace kindling::testing;
 
 namespace {
-Tensor oracle_tensor(const nlohmann::json& record) {
-  const auto sizes = record.at("sizes").get<Shape>();
-  return tensor(record.at("values").get<std::vector<double>>(), oracle_dtype(record.at("dtype").get<std::string>()))
-      .reshape(sizes);
-}
-
 double max_abs(const std::vector<double>& v) {
   double m = 0;
   for (double x : v) m = std::max(m, std::abs(x));
@@ -56,10 +50,10 @@ void expect_decomposition(const std::vector<double>& a, const std::vector<double
 TEST(week01_eigh, MatchesPyTorchOnRandomBatches) {
   for (const auto& c : oracle_json("eigh_random")) {
     SCOPED_TRACE(c.at("a").at("sizes").dump() + " " + c.at("a").at("dtype").get<std::string>());
-    const Tensor a = oracle_tensor(c.at("a"));
+    const Tensor a = exact_tensor_from_json(c.at("a"));
     const std::int64_t n = a.size(-1);
     const EighResult r = eigh(a);
-    const Tensor w_expected = oracle_tensor(c.at("w")), v_expected = oracle_tensor(c.at("v"));
+    const Tensor w_expected = exact_tensor_from_json(c.at("w")), v_expected = exact_tensor_from_json(c.at("v"));
     EXPECT_EQ(r.eigenvalues.dtype(), a.dtype());
     EXPECT_EQ(r.eigenvectors.dtype(), a.dtype());
     ASSERT_EQ(r.eigenvalues.sizes().vec(), w_expected.sizes().vec());
@@ -142,10 +136,10 @@ TEST(week01_eigh, RaisesPyTorchsErrors) {
 TEST(week01_eigh, MatrixFunctionsMatchPyTorch) {
   for (const auto& c : oracle_json("matrix_function_random")) {
     SCOPED_TRACE(c.at("a").dump());
-    const Tensor a = oracle_tensor(c.at("a"));  // lower triangle: a positive definite matrix; upper: noise
+    const Tensor a = exact_tensor_from_json(c.at("a"));  // lower triangle: a positive definite matrix; upper: noise
     auto check = [&](const char* field, const std::function<Tensor(const Tensor&)>& f) {
       const Tensor got = matrix_function(a, f);
-      const Tensor expected = oracle_tensor(c.at(field));
+      const Tensor expected = exact_tensor_from_json(c.at(field));
       ASSERT_EQ(got.sizes().vec(), expected.sizes().vec()) << field;
       const std::vector<double> g = got.to_vector<double>(), e = expected.to_vector<double>();
       const double tol = 1e-9 * (1.0 + max_abs(e));

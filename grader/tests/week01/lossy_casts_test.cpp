@@ -14,24 +14,16 @@ using namespace kindling::testing;
 
 namespace {
 using I64 = std::vector<std::int64_t>;
-
-// The record's values in exactly its dtype: int64 values past 2^53 stay exact.
-Tensor exact_tensor(const nlohmann::json& record) {
-  const ScalarType dtype = oracle_dtype(record.at("dtype").get<std::string>());
-  const auto& v = record.at("values");
-  if (is_floating_point(dtype)) return tensor(v.get<std::vector<double>>(), dtype);
-  return tensor(v.get<std::vector<std::int64_t>>(), dtype);
-}
 }  // namespace
 
 TEST(week01_lossy_casts, CountsWhatARoundTripLosesAsPyTorch) {
   for (const auto& c : oracle_json("lossy_casts_random")) {
     SCOPED_TRACE(c.dump());
-    const Tensor x = exact_tensor(c.at("x"));
+    const Tensor x = exact_tensor_from_json(c.at("x"));
     const ScalarType to = oracle_dtype(c.at("to").get<std::string>());
     EXPECT_EQ(count_lossy(x, to), c.at("lossy").get<std::int64_t>());
     // The loss seen from the other side: what x holds in `to` (exact, no tolerance).
-    const Tensor through = x.to(to), expected = exact_tensor(c.at("through"));
+    const Tensor through = x.to(to), expected = exact_tensor_from_json(c.at("through"));
     EXPECT_EQ(through.dtype(), expected.dtype());
     if (x.numel() > 0) {
       EXPECT_TRUE(equal(through, expected));

@@ -50,16 +50,12 @@ std::vector<double> noise(double stddev, NoiseKind kind, std::uint64_t seed, Sca
   Generator g(seed);
   return add_noise(zeros({kDraws}, dtype), stddev, kind, &g).to_vector<double>();
 }
-
-Tensor oracle_tensor(const nlohmann::json& record) {
-  return tensor(record.at("values").get<std::vector<double>>(), oracle_dtype(record.at("dtype").get<std::string>()));
-}
 }  // namespace
 
 TEST(week01_noise, CorrelationMatchesTorchCorrcoef) {
   for (const auto& c : oracle_json("correlation_random")) {
     SCOPED_TRACE(c.dump());
-    const double r = correlation(oracle_tensor(c.at("a")), oracle_tensor(c.at("b")));
+    const double r = correlation(exact_tensor_from_json(c.at("a")), exact_tensor_from_json(c.at("b")));
     if (c.at("r").is_null()) {
       EXPECT_TRUE(std::isnan(r)) << r;  // a constant input, or a single element
     } else {

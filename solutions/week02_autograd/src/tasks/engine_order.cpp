@@ -86,8 +86,7 @@ void execute_graph(const std::vector<Edge>& roots, const TensorList& grads, bool
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    const Tensor grad = std::move(node->engine.gradient);
-    node->engine.gradient = Tensor();
+    const Tensor grad = std::move(node->engine.gradient);  // leaves the node's gradient undefined
     const TensorList outputs = call_node(*node, grad, keep_graph);
     for (std::size_t i = 0; i < node->num_inputs(); ++i) {
       Node* next = node->next_edges()[i].fn.get();
