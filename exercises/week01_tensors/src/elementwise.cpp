@@ -49,8 +49,11 @@ ScalarType result_type_of(std::initializer_list<const Tensor*> tensors) {
 
 ScalarType result_type(const Tensor& a, const Tensor& b) { return result_type_of({&a, &b}); }
 ScalarType result_type(const Tensor& a, const Scalar& b) {
-  const Tensor w = detail::wrapped_scalar(b);
-  return result_type_of({&a, &w});
+  ResultTypeState s;
+  update_state(s, a);
+  // A Scalar counts as a wrapped number: a float as the default dtype, an int as int64.
+  s.wrapped = b.is_floating_point() ? kDefaultDtype : b.type();
+  return *combine(s.dim, combine(s.zero, s.wrapped));
 }
 
 // ---- generic kernels -----------------------------------------------------------------------
@@ -260,7 +263,10 @@ Tensor unary_predicate(const Tensor& x, F f) {
   return out;
 }
 
-Tensor wrap(const Scalar& s) { return detail::wrapped_scalar(s); }
+// The Scalar operand of an op with `other`, as a wrapped number already in the dtype
+// the op computes in: promotion gives the same result as for the Scalar's own dtype,
+// and the kernel (and the node's backward formula) then read it without a conversion.
+Tensor wrap(const Scalar& s, const Tensor& other) { return detail::wrapped_scalar(s, result_type(other, s)); }
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binary(Bin::Add, a, b, alpha); }
@@ -268,7 +274,7 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binar
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(Bin::Mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(Bin::Div, a, b); }
 Tensor pow(const Tensor& a, const Tensor& b) { return binary(Bin::Pow, a, b); }
-Tensor pow(const Tensor& a, const Scalar& e) { return binary(Bin::Pow, a, wrap(e)); }
+Tensor pow(const Tensor& a, const Scalar& e) { return binary(Bin::Pow, a, wrap(e, a)); }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
 
@@ -276,14 +282,14 @@ Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrap(b)); }
-Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrap(b)); }
-Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrap(b)); }
-Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrap(b)); }
-Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a), b); }
-Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a), b); }
-Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a), b); }
-Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a), b); }
+Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrap(b, a)); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrap(b, a)); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrap(b, a)); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrap(b, a)); }
+Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a, b), b); }
+Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a, b), b); }
+Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a, b), b); }
+Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a, b), b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 
 Tensor neg(const Tensor& x) {
@@ -389,8 +395,8 @@ Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> m
       Op::Clamp, {x},
       [&] {
         Tensor r = x;
-        if (min) r = maximum(r, wrap(*min));
-        if (max) r = minimum(r, wrap(*max));
+        if (min) r = maximum(r, wrap(*min, x));
+        if (max) r = minimum(r, wrap(*max, x));
         return r;
       },
       [&] { return OpArgs{.min = min, .max = max}; });
@@ -402,12 +408,12 @@ Tensor lt(const Tensor& a, const Tensor& b) { return binary(Bin::Lt, a, b); }
 Tensor le(const Tensor& a, const Tensor& b) { return binary(Bin::Le, a, b); }
 Tensor gt(const Tensor& a, const Tensor& b) { return binary(Bin::Gt, a, b); }
 Tensor ge(const Tensor& a, const Tensor& b) { return binary(Bin::Ge, a, b); }
-Tensor eq(const Tensor& a, const Scalar& b) { return binary(Bin::Eq, a, wrap(b)); }
-Tensor ne(const Tensor& a, const Scalar& b) { return binary(Bin::Ne, a, wrap(b)); }
-Tensor lt(const Tensor& a, const Scalar& b) { return binary(Bin::Lt, a, wrap(b)); }
-Tensor le(const Tensor& a, const Scalar& b) { return binary(Bin::Le, a, wrap(b)); }
-Tensor gt(const Tensor& a, const Scalar& b) { return binary(Bin::Gt, a, wrap(b)); }
-Tensor ge(const Tensor& a, const Scalar& b) { return binary(Bin::Ge, a, wrap(b)); }
+Tensor eq(const Tensor& a, const Scalar& b) { return binary(Bin::Eq, a, wrap(b, a)); }
+Tensor ne(const Tensor& a, const Scalar& b) { return binary(Bin::Ne, a, wrap(b, a)); }
+Tensor lt(const Tensor& a, const Scalar& b) { return binary(Bin::Lt, a, wrap(b, a)); }
+Tensor le(const Tensor& a, const Scalar& b) { return binary(Bin::Le, a, wrap(b, a)); }
+Tensor gt(const Tensor& a, const Scalar& b) { return binary(Bin::Gt, a, wrap(b, a)); }
+Tensor ge(const Tensor& a, const Scalar& b) { return binary(Bin::Ge, a, wrap(b, a)); }
 Tensor isnan(const Tensor& x) {
   return unary_predicate(x, [](auto v) { return v != v; });
 }

@@ -58,8 +58,12 @@ class OpNode final : public Node {
   void save_output(const Tensor& out);
   /// True when the formula reads the output.
   bool needs_output() const;
+  void release_variables() override;
 
  private:
+  /// The saved slot `i`, made to exist (saved_ only grows as far as it is used).
+  SavedVariable& slot(std::size_t i);
+
   Op op_;
   OpArgs args_;      // aux moved into saved_
   Shape cat_sizes_;  // cat/stack: each input's size along dim
@@ -67,6 +71,14 @@ class OpNode final : public Node {
   bool reversed_sub_ = false;  // Scalar - Tensor: PyTorch's rsub
   bool all_dims_ = true;
   bool output_needed_ = false;
+  // A wrapped number (the 2 of x * 2) the formula reads: its value and dtype, not a
+  // 0-d tensor. It cannot be written in place (no handle to it escapes), so it needs
+  // no version check, and keeping it here saves a tensor's four allocations per
+  // node: the graph of a long chain stays small enough to walk fast.
+  Scalar wrapped_value_;
+  ScalarType wrapped_dtype_ = kFloat32;
+  std::int8_t wrapped_slot_ = -1;  // the slot it stands for; -1: none
+  bool wrapped_released_ = false;  // freed by a backward without retain_graph
 };
 
 /// Gradients of op `op` (formulas.cpp): one per input, at the broadcast shape.

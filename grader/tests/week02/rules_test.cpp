@@ -196,6 +196,39 @@ TEST(EngineSavedVariable, ANodeDoesNotKeepItsOutputAlive) {
   EXPECT_TRUE(node.expired());
 }
 
+// Given code: a node keeps the Scalar of `x * 2.5` as a value, not as a 0-d tensor (which
+// costs four allocations per node). It must still be freed by backward like a saved tensor,
+// and keep the dtype the op computed in: a float64 product's gradient is 0.1, not 0.1f.
+TEST(EngineSavedVariable, AScalarOperandIsFreedByBackwardLikeASavedTensor) {
+  Tensor x = leaf({1, 2, 3});
+  Tensor y = (x * 2.5).sum();
+  y.backward({}, /*retain_graph=*/true);
+  y.backward();
+  expect_values(x.grad(), {{3}, "float32", {5, 5, 5}});
+  expect_oracle_error([&] { y.backward(); }, "second_backward");
+}
+
+TEST(EngineSavedVariable, AScalarOperandKeepsTheDtypeOfTheOp) {
+  const Tensor x = ones({2}, kFloat64).requires_grad_();
+  (x * 0.1).sum().backward();
+  EXPECT_EQ(x.grad().dtype(), kFloat64);
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{0.1, 0.1}));
+  const Tensor z = ones({2}).requires_grad_();
+  (0.1 * z).sum().backward();
+  EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{0.1F, 0.1F}));
+}
+
+// Given code: a node keeps its output's shape inside itself up to 4 dims, and on the heap
+// beyond; both must reach the formulas.
+TEST(EngineSavedVariable, OutputShapesOfAnyRankReachTheFormulas) {
+  for (const Shape& shape : {Shape{3}, Shape{2, 1, 3, 2}, Shape{2, 1, 3, 1, 2}, Shape{1, 2, 1, 2, 1, 3, 2}}) {
+    const Tensor x = oracle_ramp(shape).requires_grad_();
+    exp(x).sum().backward();
+    EXPECT_EQ(x.grad().sizes().vec(), shape);
+    EXPECT_EQ(x.grad().to_vector<float>(), exp(x.detach()).to_vector<float>());
+  }
+}
+
 TEST(week02_saved_version, UnpackReturnsTheSavedTensorWhenUnchanged) {
   Tensor t = tensor(std::vector<float>{4, 5});
   autograd::SavedVariable saved(t, false);

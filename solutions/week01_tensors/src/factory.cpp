@@ -52,8 +52,10 @@ Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype) {
   return Tensor::make(Storage::allocate(bytes), sizes.vec(), contiguous_strides(sizes), 0, dtype);
 }
 
-Tensor wrapped_scalar(const Scalar& value) {
-  Tensor t = empty_contiguous({}, value.type());
+Tensor wrapped_scalar(const Scalar& value) { return wrapped_scalar(value, value.type()); }
+
+Tensor wrapped_scalar(const Scalar& value, ScalarType dtype) {
+  Tensor t = empty_contiguous({}, dtype);
   fill(t, value);
   t.impl().is_wrapped_number = true;
   return t;

@@ -27,6 +27,9 @@ T select(bool take, T x, T y) {
 /// A 0-d tensor marked as a wrapped number, so type promotion treats it like a
 /// Python scalar: float64 values count as the default dtype, ints as int64.
 Tensor wrapped_scalar(const Scalar& value);
+/// wrapped_scalar holding `value` converted to `dtype` (a wrapped number that an op
+/// computing in `dtype` can read without a conversion; promotion treats it the same).
+Tensor wrapped_scalar(const Scalar& value, ScalarType dtype);
 
 /// fill_ without the version bump, for tensors the engine is still building: a
 /// fresh result is at version 0, as in PyTorch (bumps count user-visible writes).

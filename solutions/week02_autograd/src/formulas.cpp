@@ -7,6 +7,7 @@
 #include <kindling/join.hpp>
 
 #include "autograd_internal.hpp"
+#include "internal.hpp"
 
 namespace kindling::autograd::detail {
 
@@ -262,9 +263,7 @@ Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, 
 // ---- OpNode ---------------------------------------------------------------------------------
 OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args, bool inplace)
     : op_(op), args_(std::move(args)) {
-  saved_.resize(kSlots);
   std::uint8_t want = 0;
-  next_edges_.reserve(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     const Tensor& t = *inputs[i];
     Edge e = t.defined() ? gradient_edge(t) : Edge{};
@@ -273,17 +272,21 @@ OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& input
   }
   for (std::size_t i = 0; i < inputs.size() && i < 3; ++i) {
     if (!(want & (1 << i))) continue;
-    if (inplace && i == 0) {
+    if (inputs[i]->impl().is_wrapped_number && wrapped_slot_ < 0) {
+      wrapped_value_ = inputs[i]->item();
+      wrapped_dtype_ = inputs[i]->dtype();
+      wrapped_slot_ = static_cast<std::int8_t>(i);
+    } else if (inplace && i == 0) {
       // The write is about to overwrite self: keep a copy of the value the
       // formula needs (a.mul_(b) gives b the gradient grad * a_before), as PyTorch does.
       AutoGradMode off(false);
-      saved_[i] = SavedVariable(inputs[i]->clone(), false);
+      slot(i) = SavedVariable(inputs[i]->clone(), false);
     } else {
-      saved_[i] = SavedVariable(*inputs[i], false);
+      slot(i) = SavedVariable(*inputs[i], false);
     }
   }
   if (args_.aux.defined()) {
-    if (want & kAuxiliary) saved_[kAux] = SavedVariable(args_.aux, false);
+    if (want & kAuxiliary) slot(kAux) = SavedVariable(args_.aux, false);
     args_.aux = Tensor();
   }
   if (op == Op::Cat || op == Op::Stack)
@@ -302,7 +305,17 @@ OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& input
 
 bool OpNode::needs_output() const { return output_needed_; }
 
-void OpNode::save_output(const Tensor& out) { saved_[kOut] = SavedVariable(out, true); }
+void OpNode::save_output(const Tensor& out) { slot(kOut) = SavedVariable(out, true); }
+
+SavedVariable& OpNode::slot(std::size_t i) {
+  if (saved_.size() <= i) saved_.resize(i + 1);
+  return saved_[i];
+}
+
+void OpNode::release_variables() {
+  Node::release_variables();
+  if (wrapped_slot_ >= 0) wrapped_released_ = true;
+}
 
 std::string OpNode::name() const {
   if (reversed_sub_) return "RsubBackward1";
@@ -314,7 +327,11 @@ std::string OpNode::name() const {
 
 TensorList OpNode::apply(const Tensor& grad) {
   std::array<Tensor, kSlots> values;
-  for (std::size_t i = 0; i < kSlots; ++i) values[i] = saved_[i].unpack(*this);
+  for (std::size_t i = 0; i < saved_.size(); ++i) values[i] = saved_[i].unpack(*this);
+  if (wrapped_slot_ >= 0) {
+    KINDLING_CHECK(!wrapped_released_, kFreedGraphMessage);
+    values[static_cast<std::size_t>(wrapped_slot_)] = kindling::detail::wrapped_scalar(wrapped_value_, wrapped_dtype_);
+  }
   return op_formula(op_, grad, values, args_, *this, cat_sizes_);
 }
 

@@ -2,6 +2,7 @@
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week02.engine_order`.
 
 #include <algorithm>
+#include <exception>
 
 #include <kindling/engine.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call

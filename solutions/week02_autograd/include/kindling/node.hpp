@@ -8,6 +8,7 @@
 /// inputs, so the graph runs from the loss back to the leaves, where
 /// AccumulateGrad nodes add into `.grad`.
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,6 +29,62 @@ struct Edge {
   std::shared_ptr<Node> fn;  ///< the input's grad_fn or AccumulateGrad node; null if none
   /// True when a gradient is wanted along this edge.
   bool valid() const { return fn != nullptr; }
+};
+
+/// The edges of a node, in input order: up to two are kept inside the node (most
+/// operations have one or two inputs), more go to the heap. Iterate it, index it and
+/// ask its size() as you would a std::vector.
+///
+/// Note: why not a std::vector? A backward pass reads every node's edges. A vector's
+/// elements are a separate heap block, placed wherever the allocator had room; on a
+/// graph larger than the cache that is one more cache miss per node (measured: a
+/// 1M-node chain ran up to 1.8x slower per node than a 10k-node one, depending on
+/// the allocator's state). Inside the node, the edges come with the node.
+class EdgeList {
+ public:
+  /// No edges.
+  EdgeList() = default;
+  /// The given edges, in order.
+  EdgeList(std::vector<Edge> edges) {  // NOLINT(google-explicit-constructor): as a vector would
+    for (Edge& e : edges) push_back(std::move(e));
+  }
+  /// Appends an edge.
+  void push_back(Edge e) {
+    if (heap_.empty() && inline_size_ < kInline) {
+      inline_[inline_size_++] = std::move(e);
+      return;
+    }
+    if (heap_.empty()) {  // a third edge: move all of them to the heap
+      heap_.reserve(2 * kInline);
+      for (std::size_t i = 0; i < inline_size_; ++i) heap_.push_back(std::move(inline_[i]));
+      inline_size_ = 0;
+    }
+    heap_.push_back(std::move(e));
+  }
+  /// Number of edges.
+  std::size_t size() const { return heap_.empty() ? inline_size_ : heap_.size(); }
+  /// True when there are none.
+  bool empty() const { return size() == 0; }
+  /// Edge `i` (unchecked).
+  const Edge& operator[](std::size_t i) const { return data()[i]; }
+  /// Edge `i` (unchecked).
+  Edge& operator[](std::size_t i) { return data()[i]; }
+  /// Iteration in input order.
+  const Edge* begin() const { return data(); }
+  /// See begin().
+  const Edge* end() const { return data() + size(); }
+  /// Iteration in input order.
+  Edge* begin() { return data(); }
+  /// See begin().
+  Edge* end() { return data() + size(); }
+
+ private:
+  static constexpr std::size_t kInline = 2;
+  const Edge* data() const { return heap_.empty() ? inline_.data() : heap_.data(); }
+  Edge* data() { return heap_.empty() ? inline_.data() : heap_.data(); }
+  std::array<Edge, kInline> inline_;
+  std::size_t inline_size_ = 0;
+  std::vector<Edge> heap_;
 };
 
 /// A tensor hook: sees the gradient; a defined return value replaces it.
@@ -131,7 +188,7 @@ class Node {
   virtual void release_variables();
 
   /// The nodes of the inputs, in input order.
-  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  const EdgeList& next_edges() const { return next_edges_; }
   /// Number of inputs.
   std::size_t num_inputs() const { return next_edges_.size(); }
   /// True when input `i` needs a gradient.
@@ -139,7 +196,10 @@ class Node {
   /// Creation order: later nodes run first among ready nodes, as in PyTorch.
   std::uint64_t sequence_nr() const { return sequence_nr_; }
   /// Shape of the tensor this node computes the gradient of.
-  IntArrayRef output_sizes() const { return output_sizes_; }
+  IntArrayRef output_sizes() const {
+    return output_ndim_ <= kInlineDims ? IntArrayRef(output_sizes_inline_.data(), output_ndim_)
+                                       : IntArrayRef(output_sizes_heap_);
+  }
   /// Dtype of that tensor.
   ScalarType output_dtype() const { return output_dtype_; }
 
@@ -164,11 +224,17 @@ class Node {
   void set_output(const Tensor& out);
   /// Sets the output's shape and dtype from raw values.
   void set_output(Shape sizes, ScalarType dtype);
-  std::vector<Edge> next_edges_;        ///< one per input
+  EdgeList next_edges_;                 ///< one per input
   std::vector<SavedVariable> saved_;    ///< everything the formula reads
-  Shape output_sizes_;                  ///< see output_sizes()
   ScalarType output_dtype_ = kFloat32;  ///< see output_dtype()
   std::uint64_t sequence_nr_;           ///< see sequence_nr()
+
+ private:
+  // output_sizes(), inside the node up to kInlineDims dims (for the reason EdgeList gives).
+  static constexpr std::size_t kInlineDims = 4;
+  std::array<std::int64_t, kInlineDims> output_sizes_inline_{};
+  Shape output_sizes_heap_;  // used when there are more dims
+  std::size_t output_ndim_ = 0;
 };
 
 }  // namespace autograd
