@@ -102,6 +102,14 @@ cases["promote_tensor_float"] = [str((torch.ones(2, dtype=x) * 2.5).dtype).repla
 cases["promote_tensor_zero_dim"] = [[str((torch.ones(2, dtype=x) + torch.ones((), dtype=y)).dtype).replace("torch.", "")
                                      for y in dts] for x in dts]
 cases["int_true_division"] = values(torch.tensor([1, 2, 3]) / 2)
+# A Scalar operand out of an integer tensor's range: true division and pow's check see its own value.
+for _name, _fn in {"u8_div_neg2": lambda: torch.tensor([4, 9], dtype=torch.uint8) / -2,
+                   "u8_div_256": lambda: torch.tensor([4, 9], dtype=torch.uint8) / 256,
+                   "neg1_div_u8": lambda: -1 / torch.tensor([4, 9], dtype=torch.uint8),
+                   "i32_div_big": lambda: torch.tensor([4, 9], dtype=torch.int32) / 2**33,
+                   "u8_mul_300": lambda: torch.tensor([4, 9], dtype=torch.uint8) * 300}.items():
+    cases["scalar_" + _name] = values(_fn())
+cases["u8_negative_power_error"] = error(lambda: torch.tensor([4, 9], dtype=torch.uint8).pow(-1))
 cases["inplace_cast_error"] = error(lambda: torch.ones(3, dtype=torch.int64).add_(torch.ones(3)))
 cases["inplace_broadcast_error"] = error(lambda: torch.ones(3).add_(torch.ones(2, 3)))
 cases["expanded_write_error"] = error(lambda: torch.zeros(3, 1).expand(3, 4).add_(1))

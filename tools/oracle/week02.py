@@ -356,6 +356,11 @@ def relu_then_write():
 
 cases["relu_inplace_then_write_error"] = error(relu_then_write)
 
+# pow with a Scalar exponent on float64: PyTorch takes exponent - 1 in double.
+_xg = torch.tensor([0.3, 1.7, 2.9], dtype=torch.float64, requires_grad=True)
+torch.pow(_xg, 0.1).sum().backward()
+cases["scalar_f64_pow_grad"] = values(_xg.grad)
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
 print("wrote", len(cases), "cases to", os.path.normpath(OUT))

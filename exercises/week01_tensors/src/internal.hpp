@@ -30,6 +30,10 @@ Tensor wrapped_scalar(const Scalar& value);
 /// wrapped_scalar holding `value` converted to `dtype` (a wrapped number that an op
 /// computing in `dtype` can read without a conversion; promotion treats it the same).
 Tensor wrapped_scalar(const Scalar& value, ScalarType dtype);
+/// The dtype to wrap Scalar `s` in for an op with `other`: the op's result dtype when
+/// it is floating (no conversion left for the kernel), else the Scalar's own dtype (an
+/// integer op must see the Scalar's value, not its value cast to a narrower int).
+ScalarType wrapped_dtype(const Tensor& other, const Scalar& s);
 
 /// fill_ without the version bump, for tensors the engine is still building: a
 /// fresh result is at version 0, as in PyTorch (bumps count user-visible writes).

@@ -357,7 +357,11 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       return {need(0) ? grad / b : Tensor(), need(1) ? -grad * a / (b * b) : Tensor()};
     case Op::Pow: {
       Tensor ga, gb;
-      if (need(0)) ga = where(eq(b, 0), zeros_like(grad), grad * b * pow(a, b - 1));
+      // A Scalar exponent's `b - 1` is taken in double, as PyTorch does: two wrapped
+      // numbers would compute it in the default dtype (float32), off by 1e-8 for float64.
+      if (need(0))
+        ga = where(eq(b, 0), zeros_like(grad),
+                   grad * b * (b.impl().is_wrapped_number ? pow(a, b.item().to<double>() - 1) : pow(a, b - 1)));
       if (need(1)) gb = where(logical_not(eq(a, 0)), grad * out * log(a), zeros_like(grad));
       return {ga, gb};
     }

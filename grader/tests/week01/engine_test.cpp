@@ -39,6 +39,19 @@ TEST(EnginePromotion, IntegerDivisionIsTrueDivision) {
   expect_values(tensor({1, 2, 3}) / 2, oracle_values("int_true_division"));
 }
 
+// A Scalar out of an integer tensor's range: true division and pow's check must see the
+// Scalar's own value, not its value cast to uint8 or int32 (the engine wraps a Scalar in
+// the op's dtype only when that dtype is floating).
+TEST(EnginePromotion, ScalarOperandsKeepTheirValueBesideSmallInts) {
+  const Tensor u8 = tensor(std::vector<std::uint8_t>{4, 9});
+  expect_values(u8 / -2, oracle_values("scalar_u8_div_neg2"));
+  expect_values(u8 / 256, oracle_values("scalar_u8_div_256"));
+  expect_values(-1 / u8, oracle_values("scalar_neg1_div_u8"));
+  expect_values(tensor(std::vector<std::int32_t>{4, 9}) / (std::int64_t{1} << 33), oracle_values("scalar_i32_div_big"));
+  expect_values(u8 * 300, oracle_values("scalar_u8_mul_300"));
+  expect_oracle_error([&] { (void)pow(u8, -1); }, "u8_negative_power_error");
+}
+
 TEST(EngineInPlace, ErrorsMatchPyTorch) {
   expect_oracle_error([] { ones({3}, kInt64).add_(ones({3})); }, "inplace_cast_error");
   expect_oracle_error([] { ones({3}).add_(ones({2, 3})); }, "inplace_broadcast_error");

@@ -218,6 +218,15 @@ TEST(EngineSavedVariable, AScalarOperandKeepsTheDtypeOfTheOp) {
   EXPECT_EQ(z.grad().to_vector<float>(), (std::vector<float>{0.1F, 0.1F}));
 }
 
+TEST(EngineSavedVariable, AScalarExponentMinusOneIsTakenInDouble) {
+  const Tensor x = tensor(std::vector<double>{0.3, 1.7, 2.9}).requires_grad_();
+  pow(x, 0.1).sum().backward();
+  const auto expected = oracle_values("scalar_f64_pow_grad");
+  const auto got = x.grad().to_vector<double>();
+  ASSERT_EQ(got.size(), expected.values.size());
+  for (std::size_t i = 0; i < got.size(); ++i) EXPECT_DOUBLE_EQ(got[i], expected.values[i]) << i;
+}
+
 // Given code: a node keeps its output's shape inside itself up to 4 dims, and on the heap
 // beyond; both must reach the formulas.
 TEST(EngineSavedVariable, OutputShapesOfAnyRankReachTheFormulas) {

@@ -52,9 +52,17 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
   ResultTypeState s;
   update_state(s, a);
   // A Scalar counts as a wrapped number: a float as the default dtype, an int as int64.
-  s.wrapped = b.is_floating_point() ? kDefaultDtype : b.type();
+  const ScalarType w = b.is_floating_point() ? kDefaultDtype : b.type();
+  s.wrapped = s.wrapped ? promote_types(*s.wrapped, w) : w;
   return *combine(s.dim, combine(s.zero, s.wrapped));
 }
+
+namespace detail {
+ScalarType wrapped_dtype(const Tensor& other, const Scalar& s) {
+  const ScalarType t = result_type(other, s);
+  return is_floating_point(t) ? t : s.type();
+}
+}  // namespace detail
 
 // ---- generic kernels -----------------------------------------------------------------------
 namespace {
@@ -263,10 +271,12 @@ Tensor unary_predicate(const Tensor& x, F f) {
   return out;
 }
 
-// The Scalar operand of an op with `other`, as a wrapped number already in the dtype
-// the op computes in: promotion gives the same result as for the Scalar's own dtype,
-// and the kernel (and the node's backward formula) then read it without a conversion.
-Tensor wrap(const Scalar& s, const Tensor& other) { return detail::wrapped_scalar(s, result_type(other, s)); }
+// The Scalar operand of an op with `other`, as a wrapped number. When the op computes
+// in a floating dtype, the number is wrapped in that dtype already: promotion gives the
+// same result as for the Scalar's own dtype, and the kernel (and the node's backward
+// formula) read it without a conversion. An integer result keeps the Scalar's own
+// dtype: `uint8 / -2` divides by -2, not by 254, and pow's negative-exponent check sees -1.
+Tensor wrap(const Scalar& s, const Tensor& other) { return detail::wrapped_scalar(s, detail::wrapped_dtype(other, s)); }
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binary(Bin::Add, a, b, alpha); }
