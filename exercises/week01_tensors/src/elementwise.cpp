@@ -58,9 +58,9 @@ ScalarType result_type(const Tensor& a, const Scalar& b) {
 }
 
 namespace detail {
-ScalarType wrapped_dtype(const Tensor& other, const Scalar& s) {
+Tensor wrapped_scalar_for(const Scalar& s, const Tensor& other) {
   const ScalarType t = result_type(other, s);
-  return is_floating_point(t) ? t : s.type();
+  return wrapped_scalar(s, is_floating_point(t) ? t : s.type());
 }
 }  // namespace detail
 
@@ -271,12 +271,8 @@ Tensor unary_predicate(const Tensor& x, F f) {
   return out;
 }
 
-// The Scalar operand of an op with `other`, as a wrapped number. When the op computes
-// in a floating dtype, the number is wrapped in that dtype already: promotion gives the
-// same result as for the Scalar's own dtype, and the kernel (and the node's backward
-// formula) read it without a conversion. An integer result keeps the Scalar's own
-// dtype: `uint8 / -2` divides by -2, not by 254, and pow's negative-exponent check sees -1.
-Tensor wrap(const Scalar& s, const Tensor& other) { return detail::wrapped_scalar(s, detail::wrapped_dtype(other, s)); }
+// The Scalar operand of an op with `other` (see detail::wrapped_scalar_for).
+Tensor wrap(const Scalar& s, const Tensor& other) { return detail::wrapped_scalar_for(s, other); }
 }  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binary(Bin::Add, a, b, alpha); }

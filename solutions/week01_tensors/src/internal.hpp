@@ -30,10 +30,11 @@ Tensor wrapped_scalar(const Scalar& value);
 /// wrapped_scalar holding `value` converted to `dtype` (a wrapped number that an op
 /// computing in `dtype` can read without a conversion; promotion treats it the same).
 Tensor wrapped_scalar(const Scalar& value, ScalarType dtype);
-/// The dtype to wrap Scalar `s` in for an op with `other`: the op's result dtype when
-/// it is floating (no conversion left for the kernel), else the Scalar's own dtype (an
-/// integer op must see the Scalar's value, not its value cast to a narrower int).
-ScalarType wrapped_dtype(const Tensor& other, const Scalar& s);
+/// Scalar `s` as the wrapped operand of an op with `other`: in the op's result dtype
+/// when that is floating (promotion is unchanged, and neither the kernel nor the
+/// node's backward formula converts it), else in the Scalar's own dtype (an integer
+/// op must see the Scalar's value: `uint8 / -2` divides by -2, not by 254).
+Tensor wrapped_scalar_for(const Scalar& s, const Tensor& other);
 
 /// fill_ without the version bump, for tensors the engine is still building: a
 /// fresh result is at version 0, as in PyTorch (bumps count user-visible writes).

@@ -533,16 +533,16 @@ const Tensor& Tensor::add_(const Tensor& other, const Scalar& alpha) const {
   return kindling::add_(*this, other, alpha);
 }
 const Tensor& Tensor::add_(const Scalar& value) const {
-  return kindling::add_(*this, detail::wrapped_scalar(value, detail::wrapped_dtype(*this, value)));
+  return kindling::add_(*this, detail::wrapped_scalar_for(value, *this));
 }
 const Tensor& Tensor::sub_(const Tensor& other) const { return kindling::sub_(*this, other); }
 const Tensor& Tensor::mul_(const Tensor& other) const { return kindling::mul_(*this, other); }
 const Tensor& Tensor::mul_(const Scalar& value) const {
-  return kindling::mul_(*this, detail::wrapped_scalar(value, detail::wrapped_dtype(*this, value)));
+  return kindling::mul_(*this, detail::wrapped_scalar_for(value, *this));
 }
 const Tensor& Tensor::div_(const Tensor& other) const { return kindling::div_(*this, other); }
 const Tensor& Tensor::div_(const Scalar& value) const {
-  return kindling::div_(*this, detail::wrapped_scalar(value, detail::wrapped_dtype(*this, value)));
+  return kindling::div_(*this, detail::wrapped_scalar_for(value, *this));
 }
 
 std::string to_string(const Tensor& t) {

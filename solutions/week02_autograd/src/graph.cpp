@@ -54,19 +54,13 @@ void Node::release_variables() {
   for (SavedVariable& s : saved_) s.release();
 }
 
-void Node::set_output(const Tensor& out) {
-  const IntArrayRef sizes = out.sizes();
-  if (sizes.size() > kInlineDims) return set_output(sizes.vec(), out.dtype());
-  output_ndim_ = sizes.size();
-  std::copy(sizes.begin(), sizes.end(), output_sizes_inline_.begin());
-  output_dtype_ = out.dtype();
-}
-void Node::set_output(Shape sizes, ScalarType dtype) {
+void Node::set_output(const Tensor& out) { set_output(out.sizes(), out.dtype()); }
+void Node::set_output(IntArrayRef sizes, ScalarType dtype) {
   output_ndim_ = sizes.size();
   if (output_ndim_ <= kInlineDims)
     std::copy(sizes.begin(), sizes.end(), output_sizes_inline_.begin());
   else
-    output_sizes_heap_ = std::move(sizes);
+    output_sizes_heap_ = sizes.vec();
   output_dtype_ = dtype;
 }
 

@@ -223,7 +223,7 @@ class Node {
   /// Sets the output's shape and dtype (every node does this once).
   void set_output(const Tensor& out);
   /// Sets the output's shape and dtype from raw values.
-  void set_output(Shape sizes, ScalarType dtype);
+  void set_output(IntArrayRef sizes, ScalarType dtype);
   EdgeList next_edges_;                 ///< one per input
   std::vector<SavedVariable> saved_;    ///< everything the formula reads
   ScalarType output_dtype_ = kFloat32;  ///< see output_dtype()
