@@ -52,14 +52,22 @@ StridedLoop<N> make_loop(IntArrayRef shape, const std::array<const Tensor*, N>& 
     }
     loop.data[k] = static_cast<char*>(t.storage().data()) + t.storage_offset() * es;
   }
-  // Memory order: sort dims by |stride| of the chosen operand, largest first (stable).
-  std::vector<std::size_t> order(nd);
+  // Memory order: sort dims by |stride| of the chosen operand, largest first. An
+  // insertion sort: stable, and with no buffer to allocate for a handful of dims.
+  Shape order(nd);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    return std::abs(strides[order_by][x]) > std::abs(strides[order_by][y]);
-  });
+  const Shape& key = strides[order_by];
+  for (std::size_t i = 1; i < nd; ++i) {
+    const std::int64_t d = order[i];
+    std::size_t j = i;
+    for (; j > 0 && std::abs(key[static_cast<std::size_t>(order[j - 1])]) < std::abs(key[static_cast<std::size_t>(d)]);
+         --j)
+      order[j] = order[j - 1];
+    order[j] = d;
+  }
   // Drop size-1 dims: they never move any pointer.
-  for (std::size_t d : order) {
+  for (const std::int64_t od : order) {
+    const auto d = static_cast<std::size_t>(od);
     if (shape[d] == 1) continue;
     loop.shape.push_back(shape[d]);
     for (std::size_t k = 0; k < N; ++k) loop.strides[k].push_back(strides[k][d]);
@@ -91,9 +99,17 @@ StridedLoop<N> make_loop(IntArrayRef shape, const std::array<const Tensor*, N>& 
   return loop;
 }
 
+/// True when every element of `t` is the same memory (a single element, or one
+/// expanded: the gradient that sum's backward hands on).
+inline bool one_element_everywhere(const Tensor& t) {
+  for (auto s : t.strides())
+    if (s != 0) return false;
+  return true;
+}
+
 /// The common case, with no allocation: every operand is either contiguous with
-/// exactly `shape` or a single element. Then the whole loop is one run, and this
-/// fills its base pointers and byte strides (element size, or 0 for a single element).
+/// exactly `shape` or a single element (possibly expanded). Then the whole loop is
+/// one run, and this fills its base pointers and byte strides (element size, or 0).
 template <std::size_t N>
 bool flat_layout(IntArrayRef shape, const std::array<const Tensor*, N>& operands, std::array<char*, N>& data,
                  std::array<std::int64_t, N>& strides) {
@@ -101,7 +117,7 @@ bool flat_layout(IntArrayRef shape, const std::array<const Tensor*, N>& operands
     const Tensor& t = *operands[k];
     const auto es = static_cast<std::int64_t>(t.element_size());
     data[k] = static_cast<char*>(t.storage().data()) + t.storage_offset() * es;
-    if (t.numel() == 1)
+    if (t.numel() == 1 || (k > 0 && one_element_everywhere(t)))
       strides[k] = 0;
     else if (t.sizes().equals(shape) && t.is_contiguous())
       strides[k] = es;

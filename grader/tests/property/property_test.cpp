@@ -181,3 +181,79 @@ RC_GTEST_PROP(PropertyGradients, GradcheckOnRandomNonContiguousInputs, ()) {
   };
   RC_ASSERT(autograd::gradcheck(f, {x, y}));
 }
+
+// Shape keeps up to Shape::kInline entries inside itself and moves to the heap beyond:
+// after any sequence of the vector operations the kit uses, crossing that boundary in
+// both directions, it must hold what a std::vector given the same operations holds.
+RC_GTEST_PROP(ShapeProperty, BehavesLikeAVectorAcrossTheInlineBoundary, ()) {
+  Shape s;
+  std::vector<std::int64_t> v;
+  const auto steps = *rc::gen::inRange(1, 40);
+  for (int i = 0; i < steps; ++i) {
+    const auto value = *rc::gen::inRange<std::int64_t>(-9, 10);
+    switch (*rc::gen::inRange(0, 9)) {
+      case 0:
+        s.push_back(value);
+        v.push_back(value);
+        break;
+      case 1:
+        if (!v.empty()) {
+          s.pop_back();
+          v.pop_back();
+        }
+        break;
+      case 2: {
+        const auto at = *rc::gen::inRange<std::size_t>(0, v.size() + 1);
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), value);
+        v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), value);
+        break;
+      }
+      case 3:
+        if (!v.empty()) {
+          const auto at = *rc::gen::inRange<std::size_t>(0, v.size());
+          s.erase(s.begin() + static_cast<std::ptrdiff_t>(at));
+          v.erase(v.begin() + static_cast<std::ptrdiff_t>(at));
+        }
+        break;
+      case 4: {
+        const auto n = *rc::gen::inRange<std::size_t>(0, 12);
+        s.resize(n, value);
+        v.resize(n, value);
+        break;
+      }
+      case 5: {  // copy, then the copy's own changes leave the original alone
+        Shape copy = s;
+        copy.push_back(value);
+        RC_ASSERT(copy.size() == s.size() + 1);
+        s = copy;
+        s.pop_back();
+        break;
+      }
+      case 6: {  // move out and back: the moved-from list is empty and reusable
+        Shape moved = std::move(s);
+        RC_ASSERT(s.empty());  // NOLINT(bugprone-use-after-move): documented state
+        s.push_back(1);
+        s = std::move(moved);
+        break;
+      }
+      case 7: {  // insert a range of itself (the source may move while it is copied)
+        const auto at = *rc::gen::inRange<std::size_t>(0, v.size() + 1);
+        s.insert(s.begin() + static_cast<std::ptrdiff_t>(at), s.begin(), s.end());
+        const std::vector<std::int64_t> w = v;
+        v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), w.begin(), w.end());
+        break;
+      }
+      default: {
+        Shape other(static_cast<std::size_t>(value + 10), value);
+        s.swap(other);
+        other.swap(s);
+        break;
+      }
+    }
+    RC_ASSERT(std::vector<std::int64_t>(s) == v);
+    RC_ASSERT(s.size() <= s.capacity());
+    RC_ASSERT(IntArrayRef(s).equals(IntArrayRef(v)));
+  }
+  RC_ASSERT((s == Shape(v.begin(), v.end())));
+  RC_ASSERT(((s <=> Shape(v.begin(), v.end())) == 0));
+}

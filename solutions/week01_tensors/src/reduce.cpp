@@ -43,52 +43,59 @@ A combine(A acc, T v) {
 // Elements per piece of a parallel full reduction (see reduce_kernel).
 constexpr std::int64_t kPiece = std::int64_t{1} << 18;
 
+// One run of a reduction: out (stride s[0], 0 when every element goes to one output)
+// combined with n elements of x (stride s[1]).
+template <Red R, class A, class T>
+void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+  A* out = reinterpret_cast<A*>(p[0]);
+  if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+    const T* in = reinterpret_cast<const T*>(p[1]);
+    if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
+      // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
+      // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
+      // a float sum and far more accurate than a sequential one.
+      double total = *out;
+      std::int64_t i = 0;
+      while (i < n) {
+        const std::int64_t end = std::min(n, i + 1024);
+        float lanes[16] = {};
+        for (; i + 16 <= end; i += 16)
+          for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
+        double block = 0;
+        for (; i < end; ++i) block += in[i];
+        for (float l : lanes) block += l;
+        total += block;
+      }
+      *out = total;
+    } else if constexpr (R == Red::Sum) {
+      // Eight independent partial sums let the compiler keep several vector adds in flight.
+      A part[8] = {};
+      std::int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
+      A a = *out;
+      for (; i < n; ++i) a += static_cast<A>(in[i]);
+      *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
+    } else {
+      A a = *out;
+      for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
+      *out = a;
+    }
+  } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
+    const T* in = reinterpret_cast<const T*>(p[1]);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
+  } else {
+    for (std::int64_t i = 0; i < n; ++i) {
+      A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
+      a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+    }
+  }
+}
+
 template <Red R, class A, class T>
 void reduce_kernel(const Tensor& acc, const Tensor& x) {
   const auto inner = [](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-    A* out = reinterpret_cast<A*>(p[0]);
-    if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-      const T* in = reinterpret_cast<const T*>(p[1]);
-      if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
-        // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
-        // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
-        // a float sum and far more accurate than a sequential one.
-        double total = *out;
-        std::int64_t i = 0;
-        while (i < n) {
-          const std::int64_t end = std::min(n, i + 1024);
-          float lanes[16] = {};
-          for (; i + 16 <= end; i += 16)
-            for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
-          double block = 0;
-          for (; i < end; ++i) block += in[i];
-          for (float l : lanes) block += l;
-          total += block;
-        }
-        *out = total;
-      } else if constexpr (R == Red::Sum) {
-        // Eight independent partial sums let the compiler keep several vector adds in flight.
-        A part[8] = {};
-        std::int64_t i = 0;
-        for (; i + 8 <= n; i += 8)
-          for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
-        A a = *out;
-        for (; i < n; ++i) a += static_cast<A>(in[i]);
-        *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
-      } else {
-        A a = *out;
-        for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
-        *out = a;
-      }
-    } else if (s[0] == static_cast<std::int64_t>(sizeof(A)) && s[1] == static_cast<std::int64_t>(sizeof(T))) {
-      const T* in = reinterpret_cast<const T*>(p[1]);
-      for (std::int64_t i = 0; i < n; ++i) out[i] = combine<R>(out[i], in[i]);
-    } else {
-      for (std::int64_t i = 0; i < n; ++i) {
-        A& a = *reinterpret_cast<A*>(p[0] + i * s[0]);
-        a = combine<R>(a, *reinterpret_cast<const T*>(p[1] + i * s[1]));
-      }
-    }
+    reduce_run<R, A, T>(p, s, n);
   };
   // The loop walks x in memory order (x.t().sum() reads rows, not columns).
   if (x.numel() < 2 * kPiece) {
@@ -162,6 +169,24 @@ Tensor reduce_to_acc(const Tensor& x, const std::vector<bool>& mask, A init) {
 }
 
 Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!dtype && dims.empty() && !keepdim && x.numel() < 2 * kPiece && x.is_contiguous()) {
+    // The whole of a small contiguous tensor: the same single run reduce_kernel would
+    // make, into an accumulator on the stack, and no accumulator tensor to convert.
+    std::optional<Tensor> out;
+    visit_dtype(x.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_arithmetic_v<T>) {
+        using A = SumAcc<T>;
+        using Out = std::conditional_t<std::is_floating_point_v<T>, T, std::int64_t>;
+        A total = 0;
+        reduce_run<Red::Sum, A, T>({reinterpret_cast<char*>(&total), static_cast<char*>(x.data_ptr())},
+                                   {0, static_cast<std::int64_t>(sizeof(T))}, x.numel());
+        out = detail::empty_contiguous({}, dtype_of<Out>());
+        *static_cast<Out*>(out->data_ptr()) = static_cast<Out>(total);
+      }
+    });
+    if (out) return *std::move(out);
+  }
   const Tensor in = dtype ? x.to(*dtype) : x;
   const ScalarType out_type = dtype ? *dtype : (is_integral(x.dtype(), true) ? kInt64 : x.dtype());
   const auto mask = reduced_mask(in, dims);

@@ -180,11 +180,75 @@ struct SmallBlockAllocator {
 }  // namespace
 
 namespace {
-std::atomic<std::size_t>& allocated_total() {
-  static std::atomic<std::size_t> total{0};
-  return total;
+// Storage::allocated_bytes() is a sum of per-thread counters: one shared atomic made
+// every allocation and every free a locked read-modify-write (a third of allocate()'s
+// time in a tiny graph). Each thread adds to its own counter with a plain load and
+// store (only that thread writes it); a counter whose thread has ended, or a free made
+// during thread or program exit after the thread's counter is gone, goes to `retired`.
+// A buffer freed by another thread than the one that made it makes one counter
+// negative and the other positive, and the sum stays exact.
+struct ByteCounter;
+struct ByteCounters {
+  std::mutex mutex;
+  std::vector<ByteCounter*> live;
+  std::int64_t retired = 0;
+};
+ByteCounters& byte_counters() {
+  static auto* counters = new ByteCounters;  // never destroyed: threads may end after main
+  return *counters;
 }
+struct ByteCounter {
+  std::atomic<std::int64_t> value{0};
+  ByteCounter() {
+    ByteCounters& all = byte_counters();
+    std::lock_guard lock(all.mutex);
+    all.live.push_back(this);
+  }
+  ByteCounter(const ByteCounter&) = delete;
+  ByteCounter& operator=(const ByteCounter&) = delete;
+  ~ByteCounter() {
+    ByteCounters& all = byte_counters();
+    std::lock_guard lock(all.mutex);
+    all.retired += value.load(std::memory_order_relaxed);
+    std::erase(all.live, this);
+    dead = true;
+  }
+  static thread_local bool dead;
+};
+thread_local bool ByteCounter::dead = false;
+
+void count_bytes(std::int64_t delta) {
+  if (!ByteCounter::dead) {
+    thread_local ByteCounter mine;
+    mine.value.store(mine.value.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+    return;
+  }
+  ByteCounters& all = byte_counters();
+  std::lock_guard lock(all.mutex);
+  all.retired += delta;
+}
+
+enum Pool : std::uint8_t { kNoPool = 0, kLargePool, kSmallPool, kHeap };
 }  // namespace
+
+Storage::Buffer::~Buffer() {
+  switch (pool) {
+    case kNoPool:
+      if (deleter) deleter(data);
+      return;
+    case kLargePool:
+      buffer_cache()->give(data, rounded);
+      break;
+    case kSmallPool: {
+      SmallBlocks* mine = SmallBlocks::mine();
+      if (!mine || !mine->give(data, rounded)) std::free(data);
+      break;
+    }
+    default:
+      std::free(data);
+  }
+  count_bytes(-static_cast<std::int64_t>(nbytes));
+}
 
 Storage Storage::allocate(std::size_t nbytes, Device device) {
   KINDLING_CHECK(device.is_cpu(), "Storage::allocate: only CPU memory is available here");
@@ -208,27 +272,19 @@ Storage Storage::allocate(std::size_t nbytes, Device device) {
   s.buffer_->data = p;
   s.buffer_->nbytes = nbytes;
   s.buffer_->device = device;
-  allocated_total().fetch_add(nbytes, std::memory_order_relaxed);
-  if (cache)
-    s.buffer_->deleter = [cache, rounded, nbytes](void* q) {
-      allocated_total().fetch_sub(nbytes, std::memory_order_relaxed);
-      cache->give(q, rounded);
-    };
-  else if (small)
-    s.buffer_->deleter = [rounded, nbytes](void* q) {
-      allocated_total().fetch_sub(nbytes, std::memory_order_relaxed);
-      SmallBlocks* mine = SmallBlocks::mine();
-      if (!mine || !mine->give(q, rounded)) std::free(q);
-    };
-  else
-    s.buffer_->deleter = [nbytes](void* q) {
-      allocated_total().fetch_sub(nbytes, std::memory_order_relaxed);
-      std::free(q);
-    };
+  s.buffer_->pool = cache ? kLargePool : small ? kSmallPool : kHeap;
+  s.buffer_->rounded = rounded;
+  count_bytes(static_cast<std::int64_t>(nbytes));
   return s;
 }
 
-std::size_t Storage::allocated_bytes() { return allocated_total().load(std::memory_order_relaxed); }
+std::size_t Storage::allocated_bytes() {
+  ByteCounters& all = byte_counters();
+  std::lock_guard lock(all.mutex);
+  std::int64_t total = all.retired;
+  for (const ByteCounter* c : all.live) total += c->value.load(std::memory_order_relaxed);
+  return static_cast<std::size_t>(total);
+}
 
 Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter, Device device) {
   Storage s;
@@ -260,10 +316,7 @@ Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t st
   return Tensor(std::move(impl));
 }
 
-TensorImpl& Tensor::impl() const {
-  KINDLING_CHECK(impl_ != nullptr, "this tensor is undefined (default-constructed)");
-  return *impl_;
-}
+void Tensor::throw_undefined() { throw Error("this tensor is undefined (default-constructed)"); }
 
 std::int64_t Tensor::size(std::int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
 std::int64_t Tensor::stride(std::int64_t d) const { return strides()[wrap_dim(d, dim())]; }
@@ -352,6 +405,13 @@ Scalar Tensor::item() const {
 
 namespace detail {
 void fill(const Tensor& t, const Scalar& value) {
+  if (t.numel() == 1) {  // a wrapped Scalar, a 0-d accumulator: no loop to set up
+    visit_dtype(t.dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      *static_cast<T*>(t.data_ptr()) = value.to<T>();
+    });
+    return;
+  }
   check_no_internal_overlap(t);
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -86,8 +86,12 @@ class Tensor {
 
   /// True unless default-constructed.
   bool defined() const { return impl_ != nullptr; }
-  /// The shared state (for engine code).
-  TensorImpl& impl() const;
+  /// The shared state (for engine code); throws when the tensor is undefined.
+  TensorImpl& impl() const {
+    if (impl_ == nullptr) [[unlikely]]
+      throw_undefined();
+    return *impl_;
+  }
   /// The shared state's handle (for engine code).
   const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
 
@@ -295,6 +299,7 @@ class Tensor {
   autograd::HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
 
  private:
+  [[noreturn]] static void throw_undefined();
   std::shared_ptr<TensorImpl> impl_;
 };
 
