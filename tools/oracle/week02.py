@@ -230,6 +230,21 @@ k.register_hook(lambda g: g * 2)
 (k * k).sum().backward()
 cases["hooks"] = {"grads": grads(h), "retained": values(k.grad)}
 
+# A leaf adopts a gradient that nothing else holds as its .grad (same memory), and
+# copies one that something else keeps (here a hook that stores it): PyTorch's
+# AccumulateGrad compares the gradient's use count with the references it expects.
+adopt = ramp(3)
+seen_ptrs = []
+adopt.register_hook(lambda g: seen_ptrs.append(g.data_ptr()))
+(adopt * 2).sum().backward()
+adopted = adopt.grad.data_ptr() == seen_ptrs[0]
+adopt.grad = None
+kept = []
+adopt.register_hook(lambda g: kept.append(g))
+(adopt * 2).sum().backward()
+cases["leaf_adopts_gradient"] = {"unshared_adopted": adopted,
+                                 "kept_adopted": adopt.grad.data_ptr() == kept[0].data_ptr()}
+
 # accumulation: two backward calls add up
 acc = ramp(3)
 (acc * acc).sum().backward()

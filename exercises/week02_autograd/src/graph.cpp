@@ -101,6 +101,15 @@ TensorList AccumulateGrad::apply(const Tensor& grad_output) {
   return {};
 }
 
+TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
+  const Tensor& leaf = variable();
+  AutogradMeta& meta = detail::meta_of(leaf);
+  Tensor grad = run_hooks(meta.hooks.get(), std::move(grad_output));
+  if (!leaf.requires_grad()) return {};
+  accumulate_grad(meta, std::move(grad));
+  return {};
+}
+
 // ---- engine helpers ------------------------------------------------------------------------
 std::uint64_t new_backward_pass() {
   static std::atomic<std::uint64_t> passes{0};
@@ -115,13 +124,12 @@ void add_to_slot(Tensor& slot, const Tensor& grad) {
   slot = slot + grad;
 }
 
-TensorList call_node(Node& node, const Tensor& grad_in, bool keep_graph) {
+TensorList call_node(Node& node, Tensor grad, bool keep_graph) {
   AutoGradMode no_grad(false);
-  Tensor grad = grad_in;
   TensorList outputs;
   if (grad.defined()) {
     grad = run_hooks(node.tensor_hooks.get(), std::move(grad));
-    outputs = node.apply(grad);
+    outputs = node.apply_moved(std::move(grad));
   }
   if (!keep_graph) node.release_variables();
   outputs.resize(node.num_inputs());

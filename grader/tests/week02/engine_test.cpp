@@ -3,6 +3,7 @@
 
 #include <kindling/autograd.hpp>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 using namespace kindling;
@@ -203,6 +204,31 @@ TEST(week02_accumulate_grad, ZeroGradZeroesInPlaceOrSetsToNone) {
   EXPECT_FALSE(b.grad().defined());
   (a * 2).sum().backward();
   expect_values(a.grad(), {{2}, "float32", {2, 2}});
+}
+
+// A leaf takes a gradient that nothing else holds as its .grad, without a copy, and copies
+// one that a hook keeps (PyTorch's AccumulateGrad does both: oracle "leaf_adopts_gradient").
+// For the first, the engine must hand the gathered gradient over (std::move into call_node);
+// a copy kept by the engine is one reference too many.
+TEST(week02_engine_order, ALeafAdoptsAGradientNothingElseHolds) {
+  const auto& expected = oracle_json("leaf_adopts_gradient");
+  Tensor a = leaf({1, 2, 3});
+  const void* seen = nullptr;
+  a.register_hook([&](const Tensor& g) {
+    seen = g.data_ptr();
+    return Tensor();
+  });
+  (a * 2).sum().backward();
+  EXPECT_EQ(a.grad().data_ptr() == seen, expected["unshared_adopted"].get<bool>());
+  a.mutable_grad() = Tensor();
+  Tensor kept;
+  a.register_hook([&](const Tensor& g) {
+    kept = g;
+    return Tensor();
+  });
+  (a * 2).sum().backward();
+  EXPECT_EQ(a.grad().data_ptr() == kept.data_ptr(), expected["kept_adopted"].get<bool>());
+  expect_values(a.grad(), {{3}, "float32", {2, 2, 2}});
 }
 
 // ---- week02.hooks ----------------------------------------------------------------------------------

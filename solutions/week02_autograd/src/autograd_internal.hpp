@@ -1,6 +1,8 @@
 #pragma once
 // Private pieces of week 2 shared by its source files.
 
+#include <span>
+
 #include <kindling/autograd.hpp>
 
 #include "autograd_hooks.hpp"
@@ -51,7 +53,7 @@ class OpNode final : public Node {
   enum Slot { kIn0, kIn1, kIn2, kOut, kAux, kSlots };
   /// `inputs` as the op received them; `self_weak` saves input 0 as a weak alias
   /// (the target of an in-place op).
-  OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args, bool inplace);
+  OpNode(Op op, const Tensor& out, std::span<const Tensor* const> inputs, OpArgs args, bool inplace);
   std::string name() const override;
   TensorList apply(const Tensor& grad) override;
   /// Saves the output (after the constructor, once the output has its history).
@@ -65,8 +67,8 @@ class OpNode final : public Node {
   SavedVariable& slot(std::size_t i);
 
   Op op_;
-  OpArgs args_;      // aux moved into saved_
-  Shape cat_sizes_;  // cat/stack: each input's size along dim
+  OpArgs args_;                          // aux moved into saved_
+  std::vector<std::int64_t> cat_sizes_;  // cat/stack: each input's size along dim (rare: kept out of the node)
   bool wrapped_exponent_ = false;
   bool reversed_sub_ = false;  // Scalar - Tensor: PyTorch's rsub
   bool all_dims_ = true;

@@ -261,7 +261,7 @@ Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, 
 }  // namespace
 
 // ---- OpNode ---------------------------------------------------------------------------------
-OpNode::OpNode(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args, bool inplace)
+OpNode::OpNode(Op op, const Tensor& out, std::span<const Tensor* const> inputs, OpArgs args, bool inplace)
     : op_(op), args_(std::move(args)) {
   std::uint8_t want = 0;
   for (std::size_t i = 0; i < inputs.size(); ++i) {

@@ -2,6 +2,8 @@
 // declares in autograd_hooks.hpp), view nodes, and in-place writes.
 
 #include <algorithm>
+#include <array>
+#include <span>
 
 #include "autograd_internal.hpp"
 #include "internal.hpp"
@@ -32,7 +34,7 @@ std::string view_node_name(const char* function_name) {
   return "AsStridedBackward0";
 }
 
-bool any_requires_grad(const std::vector<const Tensor*>& inputs) {
+bool any_requires_grad(std::span<const Tensor* const> inputs) {
   for (const Tensor* t : inputs)
     if (t->defined() && t->requires_grad()) return true;
   return false;
@@ -48,7 +50,7 @@ void make_standalone(const Tensor& out) {
   }
 }
 
-void record_inputs(Op op, const Tensor& out, const std::vector<const Tensor*>& inputs, OpArgs args) {
+void record_inputs(Op op, const Tensor& out, std::span<const Tensor* const> inputs, OpArgs args) {
   if (!any_requires_grad(inputs) || !out.is_floating_point()) return;
   make_standalone(out);
   auto node = std::make_shared<OpNode>(op, out, inputs, std::move(args), false);
@@ -230,6 +232,13 @@ std::vector<const Tensor*> pointers(const Range& inputs) {
 }  // namespace
 
 void record(Op op, const Tensor& out, TensorRefs inputs, OpArgs args) {
+  if (inputs.size() <= 4) {  // every op but a list's: no vector to allocate
+    std::array<const Tensor*, 4> list{};
+    std::size_t n = 0;
+    for (const Tensor& t : inputs) list[n++] = &t;
+    kindling::autograd::detail::record_inputs(op, out, std::span<const Tensor* const>(list.data(), n), std::move(args));
+    return;
+  }
   kindling::autograd::detail::record_inputs(op, out, pointers(inputs), std::move(args));
 }
 

@@ -19,6 +19,9 @@ class AccumulateGrad final : public Node {
   std::string name() const override { return "torch::autograd::AccumulateGrad"; }
   /// Runs the leaf's hooks, then accumulate_grad(); returns no gradients.
   TensorList apply(const Tensor& grad_output) override;
+  /// apply(), taking the gradient: when nothing else holds it, it becomes `.grad`
+  /// without a copy (accumulate_grad's rule), as PyTorch's AccumulateGrad does.
+  TensorList apply_moved(Tensor&& grad_output) override;
   /// The leaf.
   const Tensor& variable() const { return saved_[0].data(); }
   void release_variables() override {}  // the leaf is not a saved intermediate

@@ -22,8 +22,10 @@ namespace kindling::autograd {
 /// Runs one node on its complete input gradient: the tensor hooks and
 /// retain_grad of the tensor it produced, then apply(); frees its saved tensors
 /// unless `keep_graph`, and returns one gradient per next edge (undefined where
-/// none flows), each already reduced to its input's shape and dtype. Given.
-TensorList call_node(Node& node, const Tensor& grad, bool keep_graph);
+/// none flows), each already reduced to its input's shape and dtype. Pass the
+/// gathered gradient with std::move when nothing else needs it: a leaf's
+/// AccumulateGrad can then keep it as `.grad` instead of copying it. Given.
+TensorList call_node(Node& node, Tensor grad, bool keep_graph);
 
 /// Adds `grad` into a node's input slot (the slot may still be undefined). Given.
 void add_to_slot(Tensor& slot, const Tensor& grad);

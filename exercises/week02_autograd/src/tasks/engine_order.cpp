@@ -36,7 +36,8 @@ namespace kindling::autograd {
 ///    make the roots that nothing else feeds ready;
 /// 3. while a node is ready: take the ready node with the highest sequence_nr()
 ///    (the most recently created, as PyTorch does), call_node() on its gathered
-///    gradient (moved out, so that the node keeps none), add each defined result into
+///    gradient, handed over with std::move (the node keeps none, and a leaf's
+///    AccumulateGrad can adopt it as .grad without a copy), add each defined result into
 ///    the `engine.gradient` of the matching next edge's node, and count that edge as
 ///    done: a node is ready when all its dependencies are done, whether or not
 ///    gradients arrived (a node whose gradient stays undefined still runs, so the

@@ -184,6 +184,10 @@ class Node {
   /// Gradient of the output -> gradients of the inputs, one per next edge (an
   /// undefined tensor where no gradient flows).
   virtual TensorList apply(const Tensor& grad_output) = 0;
+  /// apply() on a gradient that the caller hands over (call_node does): a node that
+  /// keeps its gradient, as AccumulateGrad does for a leaf's `.grad`, can then take it
+  /// instead of copying it. By default, apply().
+  virtual TensorList apply_moved(Tensor&& grad_output) { return apply(grad_output); }
   /// Frees the saved tensors (backward without retain_graph).
   virtual void release_variables();
 

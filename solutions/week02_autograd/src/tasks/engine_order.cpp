@@ -22,6 +22,7 @@ namespace kindling::autograd {
 std::vector<Node*> compute_dependencies(const std::vector<Node*>& roots, std::uint64_t pass) {
   // BEGIN SOLUTION week02.engine_order
   std::vector<Node*> reached;
+  reached.reserve(16);  // a small graph then grows it once, not five times
   auto reach = [&](Node* node) {
     if (node->engine.pass == pass) return false;
     node->engine = {pass, 0, Tensor()};
@@ -30,6 +31,7 @@ std::vector<Node*> compute_dependencies(const std::vector<Node*>& roots, std::ui
   };
   for (Node* root : roots) reach(root);
   std::vector<Node*> stack(reached.begin(), reached.end());
+  stack.reserve(16);
   while (!stack.empty()) {
     Node* node = stack.back();
     stack.pop_back();
@@ -55,7 +57,8 @@ namespace kindling::autograd {
 ///    make the roots that nothing else feeds ready;
 /// 3. while a node is ready: take the ready node with the highest sequence_nr()
 ///    (the most recently created, as PyTorch does), call_node() on its gathered
-///    gradient (moved out, so that the node keeps none), add each defined result into
+///    gradient, handed over with std::move (the node keeps none, and a leaf's
+///    AccumulateGrad can adopt it as .grad without a copy), add each defined result into
 ///    the `engine.gradient` of the matching next edge's node, and count that edge as
 ///    done: a node is ready when all its dependencies are done, whether or not
 ///    gradients arrived (a node whose gradient stays undefined still runs, so the
@@ -93,8 +96,8 @@ void execute_graph(const std::vector<Edge>& roots, const TensorList& grads, bool
   while (!ready.empty()) {
     Node* node = ready.top();
     ready.pop();
-    const Tensor grad = std::move(node->engine.gradient);  // leaves the node's gradient undefined
-    const TensorList outputs = call_node(*node, grad, keep_graph);
+    // Moved out (the node keeps none), and handed over: a leaf can keep it as .grad.
+    const TensorList outputs = call_node(*node, std::move(node->engine.gradient), keep_graph);
     for (std::size_t i = 0; i < node->num_inputs(); ++i) {
       Node* next = node->next_edges()[i].fn.get();
       if (next == nullptr) continue;
