@@ -109,6 +109,20 @@ for _name, _fn in {"u8_div_neg2": lambda: torch.tensor([4, 9], dtype=torch.uint8
                    "i32_div_big": lambda: torch.tensor([4, 9], dtype=torch.int32) / 2**33,
                    "u8_mul_300": lambda: torch.tensor([4, 9], dtype=torch.uint8) * 300}.items():
     cases["scalar_" + _name] = values(_fn())
+# Comparisons with a Scalar, computed in result_type(tensor, scalar): out-of-range and
+# fractional scalars beside small ints, a double beside float32, big int64 values.
+_u8 = torch.tensor([4, 9, 255], dtype=torch.uint8)
+_i64 = torch.tensor([2**53, 2**53 + 1], dtype=torch.int64)
+for _name, _fn in {"u8_gt_neg1": lambda: _u8 > -1, "u8_lt_256": lambda: _u8 < 256, "u8_eq_255": lambda: _u8 == 255,
+                   "i32_gt_2p5": lambda: torch.tensor([1, 2, 3], dtype=torch.int32) > 2.5,
+                   "i32_le_2": lambda: torch.tensor([1, 2, 3], dtype=torch.int32) <= 2,
+                   "f32_eq_0p1": lambda: torch.tensor([0.1, 0.2], dtype=torch.float32) == 0.1,
+                   "f64_ne_0p1": lambda: torch.tensor([0.1, 0.2], dtype=torch.float64) != 0.1,
+                   "bool_eq_1": lambda: torch.tensor([True, False]) == 1,
+                   "bool_ge_0p5": lambda: torch.tensor([True, False]) >= 0.5,
+                   "i64_eq_big": lambda: _i64 == 2**53 + 1, "i64_gt_float": lambda: _i64 > 2.0**53,
+                   "nan_gt_0": lambda: torch.tensor([float("nan"), 1.0]) > 0}.items():
+    cases["compare_" + _name] = values(_fn())
 cases["u8_negative_power_error"] = error(lambda: torch.tensor([4, 9], dtype=torch.uint8).pow(-1))
 cases["inplace_cast_error"] = error(lambda: torch.ones(3, dtype=torch.int64).add_(torch.ones(3)))
 cases["inplace_broadcast_error"] = error(lambda: torch.ones(3).add_(torch.ones(2, 3)))

@@ -195,7 +195,7 @@ void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, c
 
 Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const ScalarType t = compute_dtype(op, a, b);
-  const Shape shape = broadcast_shapes(a.sizes(), b.sizes());
+  const Shape shape = detail::broadcast_pair(a.sizes(), b.sizes());
   Tensor out = detail::empty_contiguous(shape, is_comparison(op) ? kBool : t);
   dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
   return out;
@@ -414,12 +414,42 @@ Tensor lt(const Tensor& a, const Tensor& b) { return binary(Bin::Lt, a, b); }
 Tensor le(const Tensor& a, const Tensor& b) { return binary(Bin::Le, a, b); }
 Tensor gt(const Tensor& a, const Tensor& b) { return binary(Bin::Gt, a, b); }
 Tensor ge(const Tensor& a, const Tensor& b) { return binary(Bin::Ge, a, b); }
-Tensor eq(const Tensor& a, const Scalar& b) { return binary(Bin::Eq, a, wrap(b, a)); }
-Tensor ne(const Tensor& a, const Scalar& b) { return binary(Bin::Ne, a, wrap(b, a)); }
-Tensor lt(const Tensor& a, const Scalar& b) { return binary(Bin::Lt, a, wrap(b, a)); }
-Tensor le(const Tensor& a, const Scalar& b) { return binary(Bin::Le, a, wrap(b, a)); }
-Tensor gt(const Tensor& a, const Scalar& b) { return binary(Bin::Gt, a, wrap(b, a)); }
-Tensor ge(const Tensor& a, const Scalar& b) { return binary(Bin::Ge, a, wrap(b, a)); }
+namespace {
+// A comparison with a Scalar, computed in the dtype the wrapped number would give
+// (result_type(a, s)) but with no 0-d tensor made for it: masks such as ReLU's
+// backward `result > 0` are taken on every step of training.
+Tensor compare_scalar(Bin op, const Tensor& a, const Scalar& s) {
+  const ScalarType t = result_type(a, s);
+  Tensor out = detail::empty_contiguous(a.sizes(), kBool);
+  const Tensor ac = a.to(t);
+  visit_dtype(t, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = s.to<T>();
+    switch (op) {
+      case Bin::Eq:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x == v; });
+      case Bin::Ne:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x != v; });
+      case Bin::Lt:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x < v; });
+      case Bin::Le:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x <= v; });
+      case Bin::Gt:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x > v; });
+      default:
+        return unary_loop<bool, T>(out, ac, [v](T x) { return x >= v; });
+    }
+  });
+  return out;
+}
+}  // namespace
+
+Tensor eq(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Eq, a, b); }
+Tensor ne(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Ne, a, b); }
+Tensor lt(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Lt, a, b); }
+Tensor le(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Le, a, b); }
+Tensor gt(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Gt, a, b); }
+Tensor ge(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Ge, a, b); }
 Tensor isnan(const Tensor& x) {
   return unary_predicate(x, [](auto v) { return v != v; });
 }

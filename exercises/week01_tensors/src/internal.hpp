@@ -10,6 +10,14 @@
 
 namespace kindling::detail {
 
+/// broadcast_shapes(a, b), with the two common cases answered without it: equal
+/// shapes, and a 0-d operand (a wrapped Scalar).
+inline Shape broadcast_pair(IntArrayRef a, IntArrayRef b) {
+  if (a.equals(b) || b.empty()) return Shape(a.begin(), a.end());
+  if (a.empty()) return Shape(b.begin(), b.end());
+  return broadcast_shapes(a, b);
+}
+
 /// `take ? x : y` without a jump, for any trivially copyable T of 1, 2, 4 or 8
 /// bytes. Compilers turn a ternary on data into a branch, and when the condition
 /// is the data's sign or a comparison of values (ReLU's backward, max pooling) it

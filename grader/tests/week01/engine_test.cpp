@@ -52,6 +52,27 @@ TEST(EnginePromotion, ScalarOperandsKeepTheirValueBesideSmallInts) {
   expect_oracle_error([&] { (void)pow(u8, -1); }, "u8_negative_power_error");
 }
 
+// A comparison with a Scalar is computed in result_type(tensor, scalar), without a
+// wrapped 0-d tensor: the same values as PyTorch for out-of-range, fractional and big scalars.
+TEST(EnginePromotion, ComparisonsWithAScalarMatchPyTorch) {
+  const Tensor u8 = tensor(std::vector<std::uint8_t>{4, 9, 255});
+  const Tensor i32 = tensor(std::vector<std::int32_t>{1, 2, 3});
+  const Tensor i64 = tensor(std::vector<std::int64_t>{std::int64_t{1} << 53, (std::int64_t{1} << 53) + 1});
+  const Tensor flags = tensor({true, false});
+  expect_values(gt(u8, -1), oracle_values("compare_u8_gt_neg1"));
+  expect_values(lt(u8, 256), oracle_values("compare_u8_lt_256"));
+  expect_values(eq(u8, 255), oracle_values("compare_u8_eq_255"));
+  expect_values(gt(i32, 2.5), oracle_values("compare_i32_gt_2p5"));
+  expect_values(le(i32, 2), oracle_values("compare_i32_le_2"));
+  expect_values(eq(tensor({0.1F, 0.2F}), 0.1), oracle_values("compare_f32_eq_0p1"));
+  expect_values(ne(tensor({0.1, 0.2}), 0.1), oracle_values("compare_f64_ne_0p1"));
+  expect_values(eq(flags, 1), oracle_values("compare_bool_eq_1"));
+  expect_values(ge(flags, 0.5), oracle_values("compare_bool_ge_0p5"));
+  expect_values(eq(i64, (std::int64_t{1} << 53) + 1), oracle_values("compare_i64_eq_big"));
+  expect_values(gt(i64, 9007199254740992.0), oracle_values("compare_i64_gt_float"));
+  expect_values(gt(tensor({NAN, 1.0F}), 0), oracle_values("compare_nan_gt_0"));
+}
+
 TEST(EngineInPlace, ErrorsMatchPyTorch) {
   expect_oracle_error([] { ones({3}, kInt64).add_(ones({3})); }, "inplace_cast_error");
   expect_oracle_error([] { ones({3}).add_(ones({2, 3})); }, "inplace_broadcast_error");

@@ -107,7 +107,7 @@ Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
 namespace {
 Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   const ScalarType t = result_type(a, b);
-  const Shape shape = broadcast_shapes(condition.sizes(), broadcast_shapes(a.sizes(), b.sizes()));
+  const Shape shape = detail::broadcast_pair(condition.sizes(), detail::broadcast_pair(a.sizes(), b.sizes()));
   Tensor out = detail::empty_contiguous(shape, t);
   const Tensor ac = a.to(t), bc = b.to(t);
   visit_dtype(t, [&](auto tag) {
