@@ -147,6 +147,10 @@ cases["sum_int"] = values(torch.arange(10, dtype=torch.int32).sum())
 cases["sum_transposed"] = values(x.transpose(0, 2).sum(0))
 cases["mean_dim"] = values(x.mean(-1))
 cases["mean_int_error"] = error(lambda: torch.arange(3).mean())
+# A reduction's result is a tensor of its own, never a view (so detach_() accepts it).
+cases["reductions_are_not_views"] = [r._is_view() for r in [
+    x.sum(), x.transpose(0, 2).sum(), x.sum(1), x.sum((0, 2), keepdim=True), x.mean(), x.mean(-1), x.prod(2),
+    x.max(), x.logsumexp(1), torch.arange(10, dtype=torch.int32).sum()]]
 cases["prod_dim"] = values(x.prod(2))
 mx = x.max(1)
 cases["max_dim"] = {"values": values(mx.values), "indices": values(mx.indices)}

@@ -242,8 +242,14 @@ adopt.grad = None
 kept = []
 adopt.register_hook(lambda g: kept.append(g))
 (adopt * 2).sum().backward()
-cases["leaf_adopts_gradient"] = {"unshared_adopted": adopted,
-                                 "kept_adopted": adopt.grad.data_ptr() == kept[0].data_ptr()}
+kept_adopted = adopt.grad.data_ptr() == kept[0].data_ptr()
+# ... and what it keeps has no history, even when a hook returned a tensor that requires grad.
+hooked = ramp(3)
+hooked.register_hook(lambda g: torch.ones_like(g).requires_grad_())
+(hooked * 2).sum().backward()
+cases["leaf_adopts_gradient"] = {"unshared_adopted": adopted, "kept_adopted": kept_adopted,
+                                 "hook_result_grad_requires_grad": hooked.grad.requires_grad,
+                                 "hook_result_grad": values(hooked.grad)}
 
 # accumulation: two backward calls add up
 acc = ramp(3)

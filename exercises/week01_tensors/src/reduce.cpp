@@ -161,6 +161,14 @@ Shape reduced_shape(const Tensor& x, const std::vector<bool>& mask, bool keepdim
 }
 
 // Reduces x (of type T) over `mask`, returning the accumulator with keepdim shape.
+// A reduction's result in its final shape: `acc`, a fresh contiguous tensor, seen
+// with `shape` as a tensor of its own. A view of it would make the result a view
+// (is_view(), and detach_() refuses a view), which PyTorch's reductions never return.
+Tensor as_result(const Tensor& acc, IntArrayRef shape) {
+  return Tensor::make(acc.storage(), Shape(shape.begin(), shape.end()), contiguous_strides(shape), acc.storage_offset(),
+                      acc.dtype());
+}
+
 template <Red R, class A, class T>
 Tensor reduce_to_acc(const Tensor& x, const std::vector<bool>& mask, A init) {
   Tensor acc = full(reduced_shape(x, mask, true), init, dtype_of<A>());
@@ -194,7 +202,7 @@ Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<S
     using T = typename decltype(tag)::type;
     return reduce_to_acc<Red::Sum, SumAcc<T>, T>(in, mask, SumAcc<T>{0});
   });
-  return acc.to(out_type).view(reduced_shape(in, mask, keepdim));
+  return as_result(acc.to(out_type), reduced_shape(in, mask, keepdim));
 }
 
 Tensor extreme_all(const Tensor& x, Red r, const char* name) {
@@ -211,7 +219,7 @@ Tensor extreme_all(const Tensor& x, Red r, const char* name) {
     else
       init = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
     Tensor acc = is_max ? reduce_to_acc<Red::Max, T, T>(x, mask, init) : reduce_to_acc<Red::Min, T, T>(x, mask, init);
-    return acc.view(Shape{});
+    return as_result(acc, {});
   });
 }
 
@@ -316,7 +324,7 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   });
   auto* p = static_cast<double*>(acc.data_ptr());
   for (std::int64_t i = 0; i < acc.numel(); ++i) p[i] /= static_cast<double>(count);
-  return acc.to(x.dtype()).view(reduced_shape(x, mask, keepdim));
+  return as_result(acc.to(x.dtype()), reduced_shape(x, mask, keepdim));
 }
 
 Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
@@ -324,7 +332,7 @@ Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
-    return acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()).view(reduced_shape(x, mask, keepdim));
+    return as_result(acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()), reduced_shape(x, mask, keepdim));
   });
 }
 
@@ -386,7 +394,7 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
         const auto mask = reduced_mask(in, dims);
         const Tensor shift = stable_shift(in, mask);  // keepdim shape, broadcasts against in
         Tensor r = add(log(sum(exp(sub(in, shift)), dims, true)), shift);
-        return r.view(reduced_shape(in, mask, keepdim));
+        return as_result(r, reduced_shape(in, mask, keepdim));
       },
       [&] { return OpArgs{.dims = dims.vec(), .keepdim = keepdim}; });
 }

@@ -132,6 +132,23 @@ TEST(EngineReduce, SumsMeansAndProductsMatchPyTorch) {
   expect_oracle_error([] { (void)arange(3).mean(); }, "mean_int_error");
 }
 
+// Whichever path a reduction takes (a small contiguous sum, a strided one, one over dims),
+// its result is a tensor of its own: not a view, so detach_() works on it.
+TEST(EngineReduce, ResultsAreNotViews) {
+  const Tensor x = oracle_x();
+  const std::vector<Tensor> results = {x.sum(),           x.transpose(0, 2).sum(),
+                                       x.sum({1}),        x.sum({0, 2}, true),
+                                       x.mean(),          x.mean({-1}),
+                                       prod(x, 2),        x.max(),
+                                       logsumexp(x, {1}), arange(10, kInt32).sum()};
+  const auto& expected = oracle_json("reductions_are_not_views");
+  ASSERT_EQ(expected.size(), results.size());
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    EXPECT_EQ(results[i].is_view(), expected[i].get<bool>()) << "result " << i;
+    EXPECT_NO_THROW(results[i].detach_()) << "result " << i;
+  }
+}
+
 TEST(EngineReduce, MaxMinAndArgMatchPyTorch) {
   const Tensor x = oracle_x();
   auto [mv, mi] = max(x, 1);

@@ -206,11 +206,43 @@ TEST(week02_accumulate_grad, ZeroGradZeroesInPlaceOrSetsToNone) {
   expect_values(a.grad(), {{2}, "float32", {2, 2}});
 }
 
+// The engine hands each node the gradient it gathered (std::move into call_node): the
+// node then holds the only handle, and a leaf's AccumulateGrad can keep it as .grad
+// without a copy. An engine that keeps a copy of its own makes that a clone every time.
+TEST(week02_engine_order, HandsEachNodeTheOnlyHandleToItsGradient) {
+  class Doubler final : public autograd::Node {  // passes on a fresh tensor
+   public:
+    explicit Doubler(autograd::Edge next) {
+      next_edges_.push_back(std::move(next));
+      set_output({3}, kFloat32);
+    }
+    std::string name() const override { return "Doubler"; }
+    TensorList apply(const Tensor& grad) override { return {grad * 2}; }
+  };
+  class Receiver final : public autograd::Node {  // records how many handles share its gradient
+   public:
+    explicit Receiver(long* handles) : handles_(handles) { set_output({3}, kFloat32); }
+    std::string name() const override { return "Receiver"; }
+    TensorList apply(const Tensor& grad) override {
+      *handles_ = grad.impl_ptr().use_count();
+      return {};
+    }
+    TensorList apply_moved(Tensor&& grad) override { return apply(grad); }
+
+   private:
+    long* handles_;
+  };
+  long handles = 0;
+  auto receiver = std::make_shared<Receiver>(&handles);
+  auto doubler = std::make_shared<Doubler>(autograd::Edge{receiver});
+  autograd::execute_graph({{doubler}}, {ones({3})}, false);
+  EXPECT_EQ(handles, 1) << "the engine still holds the gradient it passed to call_node";
+}
+
+// ---- kit: the engine and accumulate_grad together (PyTorch's AccumulateGrad) --------------
 // A leaf takes a gradient that nothing else holds as its .grad, without a copy, and copies
-// one that a hook keeps (PyTorch's AccumulateGrad does both: oracle "leaf_adopts_gradient").
-// For the first, the engine must hand the gathered gradient over (std::move into call_node);
-// a copy kept by the engine is one reference too many.
-TEST(week02_engine_order, ALeafAdoptsAGradientNothingElseHolds) {
+// one that a hook keeps; what it keeps never requires grad (oracle "leaf_adopts_gradient").
+TEST(EngineAdoption, ALeafAdoptsAGradientNothingElseHolds) {
   const auto& expected = oracle_json("leaf_adopts_gradient");
   Tensor a = leaf({1, 2, 3});
   const void* seen = nullptr;
@@ -229,6 +261,43 @@ TEST(week02_engine_order, ALeafAdoptsAGradientNothingElseHolds) {
   (a * 2).sum().backward();
   EXPECT_EQ(a.grad().data_ptr() == kept.data_ptr(), expected["kept_adopted"].get<bool>());
   expect_values(a.grad(), {{3}, "float32", {2, 2, 2}});
+
+  Tensor h = oracle_ramp({3});
+  h.register_hook([](const Tensor& g) { return ones_like(g).requires_grad_(); });
+  (h * 2).sum().backward();
+  EXPECT_EQ(h.grad().requires_grad(), expected["hook_result_grad_requires_grad"].get<bool>());
+  EXPECT_FALSE(h.grad().grad_fn());
+  expect_values(h.grad(), oracle_values("leaf_adopts_gradient", "hook_result_grad"));
+  EXPECT_NO_THROW(autograd::zero_grad({h}));
+}
+
+// accumulate_grad on its own: adopt an unshared contiguous gradient, copy a shared one,
+// and never keep history (PyTorch keeps new_grad.detach(); oracle "leaf_adopts_gradient").
+TEST(week02_accumulate_grad, AdoptsOnlyWhatNobodyElseHoldsAndNeverHistory) {
+  const auto& expected = oracle_json("leaf_adopts_gradient");
+  AutogradMeta unshared;
+  Tensor g = ones({3});
+  const void* p = g.data_ptr();
+  autograd::accumulate_grad(unshared, std::move(g));
+  EXPECT_EQ(unshared.grad.data_ptr() == p, expected["unshared_adopted"].get<bool>());
+
+  AutogradMeta shared;
+  const Tensor held = ones({3});
+  autograd::accumulate_grad(shared, held);
+  EXPECT_EQ(shared.grad.data_ptr() == held.data_ptr(), expected["kept_adopted"].get<bool>());
+  held.fill_(5);  // the holder's later write must not reach .grad
+  expect_values(shared.grad, {{3}, "float32", {1, 1, 1}});
+
+  NoGradGuard no_grad;  // as the engine calls it
+  AutogradMeta with_history;
+  Tensor r = ones({3});
+  r.requires_grad_();
+  autograd::accumulate_grad(with_history, std::move(r));  // the only handle: adopted, without its history
+  EXPECT_EQ(with_history.grad.requires_grad(), expected["hook_result_grad_requires_grad"].get<bool>());
+  AutogradMeta copied;
+  const Tensor kept = ones({3}).requires_grad_();
+  autograd::accumulate_grad(copied, kept);  // shared: copied, without history either
+  EXPECT_EQ(copied.grad.requires_grad(), expected["hook_result_grad_requires_grad"].get<bool>());
 }
 
 // ---- week02.hooks ----------------------------------------------------------------------------------

@@ -283,7 +283,9 @@ std::size_t Storage::allocated_bytes() {
   std::lock_guard lock(all.mutex);
   std::int64_t total = all.retired;
   for (const ByteCounter* c : all.live) total += c->value.load(std::memory_order_relaxed);
-  return static_cast<std::size_t>(total);
+  // The counters are read one after another: while other threads allocate and free,
+  // a free may be seen without its allocation, and the sum may even dip below 0.
+  return static_cast<std::size_t>(std::max<std::int64_t>(total, 0));
 }
 
 Storage Storage::from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter, Device device) {

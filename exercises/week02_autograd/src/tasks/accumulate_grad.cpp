@@ -11,7 +11,8 @@ namespace kindling::autograd {
 ///   and nobody else holds it (`new_grad.impl_ptr().use_count() == 1` and its
 ///   storage is not shared with another tensor: nothing can change it behind the
 ///   leaf's back), otherwise a contiguous copy (`clone()`), never a view of
-///   someone's data;
+///   someone's data; either way without history (PyTorch keeps `new_grad.detach()`:
+///   a hook may return a tensor that requires grad, and `.grad` must not);
 /// - a gradient already: add in place (`meta.grad.add_(new_grad)`), so that
 ///   `.grad` keeps its identity across backward calls.
 /// The engine calls this with grad mode off.

@@ -59,7 +59,9 @@ class Storage {
   bool is_pinned() const { return buffer_ && buffer_->pinned; }
   /// Bytes held right now by every buffer that allocate() made and that some handle
   /// still shares (like torch.cuda.memory_allocated(), for the CPU): what a leak
-  /// makes grow. Exact, and the same on every run of the same program.
+  /// makes grow. Exact, and the same on every run of the same program, whenever no
+  /// other thread is allocating or freeing at the same moment (each thread keeps its
+  /// own count, and they are summed here one after another).
   static std::size_t allocated_bytes();
 
  private:

@@ -11,7 +11,8 @@ namespace kindling::autograd {
 ///   and nobody else holds it (`new_grad.impl_ptr().use_count() == 1` and its
 ///   storage is not shared with another tensor: nothing can change it behind the
 ///   leaf's back), otherwise a contiguous copy (`clone()`), never a view of
-///   someone's data;
+///   someone's data; either way without history (PyTorch keeps `new_grad.detach()`:
+///   a hook may return a tensor that requires grad, and `.grad` must not);
 /// - a gradient already: add in place (`meta.grad.add_(new_grad)`), so that
 ///   `.grad` keeps its identity across backward calls.
 /// The engine calls this with grad mode off.
@@ -20,7 +21,12 @@ void accumulate_grad(AutogradMeta& meta, Tensor new_grad) {
   if (!meta.grad.defined()) {
     const bool unshared =
         new_grad.impl_ptr().use_count() == 1 && !new_grad.is_view() && new_grad.storage().use_count() == 1;
-    meta.grad = unshared && new_grad.is_contiguous() ? std::move(new_grad) : new_grad.clone();
+    if (!unshared || !new_grad.is_contiguous())
+      meta.grad = new_grad.clone();
+    else if (new_grad.requires_grad() || new_grad.grad_fn())
+      meta.grad = new_grad.detach();
+    else
+      meta.grad = std::move(new_grad);
     return;
   }
   meta.grad.add_(new_grad);
