@@ -251,6 +251,18 @@ cases["leaf_adopts_gradient"] = {"unshared_adopted": adopted, "kept_adopted": ke
                                  "hook_result_grad_requires_grad": hooked.grad.requires_grad,
                                  "hook_result_grad": values(hooked.grad)}
 
+# Tensor op Scalar on float64 and on a transposed float32 input: values, gradients, node names.
+s64 = ramp(2, 3).double().detach().requires_grad_()
+st = ramp(3, 2)
+y64 = ((s64 + 0.1) * 3.3 - 1.7) / 0.7
+yt = ((st.t() + 0.1) * 3.3 - 1.7) / 0.7
+(y64.sum() + yt.sum()).backward()
+_names, _fn = [], y64.grad_fn
+while _fn is not None and _fn.name() != "torch::autograd::AccumulateGrad":
+    _names.append(_fn.name())
+    _fn = _fn.next_functions[0][0]
+cases["scalar_ops"] = {"y64": values(y64), "yt": values(yt), "grads": grads(s64, st), "names": _names}
+
 # accumulation: two backward calls add up
 acc = ramp(3)
 (acc * acc).sum().backward()

@@ -288,10 +288,44 @@ Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
 Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
 Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator+(const Tensor& a, const Scalar& b) { return add(a, wrap(b, a)); }
-Tensor operator-(const Tensor& a, const Scalar& b) { return sub(a, wrap(b, a)); }
-Tensor operator*(const Tensor& a, const Scalar& b) { return mul(a, wrap(b, a)); }
-Tensor operator/(const Tensor& a, const Scalar& b) { return div(a, wrap(b, a)); }
+namespace {
+// `a op s` for a floating `a`, whose dtype a Scalar never changes: the kernel reads the
+// Scalar as a value in a's dtype, the same value and the same arithmetic as with a
+// wrapped 0-d tensor (binary_kernel's expressions), but no tensor is made for it, and
+// autograd records it as input 1's value. Other dtypes take the wrapped path.
+Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
+  if (!a.is_floating_point()) return binary(op, a, wrap(s, a));
+  static const Tensor kNoTensor;
+  return differentiable(
+      grad_op(op), {a, kNoTensor},
+      [&] {
+        Tensor out = detail::empty_contiguous(a.sizes(), a.dtype());
+        visit_dtype(a.dtype(), [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if constexpr (std::is_floating_point_v<T>) {
+            const T y = s.to<T>(), al = T(1);
+            switch (op) {
+              case Bin::Add:
+                return unary_loop<T, T>(out, a, [al, y](T x) { return static_cast<T>(x + al * y); });
+              case Bin::Sub:
+                return unary_loop<T, T>(out, a, [al, y](T x) { return static_cast<T>(x - al * y); });
+              case Bin::Mul:
+                return unary_loop<T, T>(out, a, [y](T x) { return static_cast<T>(x * y); });
+              default:
+                return unary_loop<T, T>(out, a, [y](T x) { return static_cast<T>(x / y); });
+            }
+          }
+        });
+        return out;
+      },
+      [&] { return OpArgs{.scalar_operand = s}; });
+}
+}  // namespace
+
+Tensor operator+(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Add, a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Sub, a, b); }
+Tensor operator*(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Mul, a, b); }
+Tensor operator/(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Div, a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a, b), b); }
 Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a, b), b); }
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a, b), b); }

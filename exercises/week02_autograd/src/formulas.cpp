@@ -272,6 +272,14 @@ OpNode::OpNode(Op op, const Tensor& out, std::span<const Tensor* const> inputs, 
   }
   for (std::size_t i = 0; i < inputs.size() && i < 3; ++i) {
     if (!(want & (1 << i))) continue;
+    if (!inputs[i]->defined()) {  // the Scalar operand of `x op 2.0` (OpArgs::scalar_operand)
+      if (i == 1 && args_.scalar_operand) {
+        wrapped_value_ = *args_.scalar_operand;
+        wrapped_dtype_ = out.dtype();
+        wrapped_slot_ = 1;
+      }
+      continue;
+    }
     if (inputs[i]->impl().is_wrapped_number && wrapped_slot_ < 0) {
       wrapped_value_ = inputs[i]->item();
       wrapped_dtype_ = inputs[i]->dtype();
@@ -295,7 +303,7 @@ OpNode::OpNode(Op op, const Tensor& out, std::span<const Tensor* const> inputs, 
                            : t->dim() == 1 && t->numel() == 0
                                ? 0
                                : t->sizes()[static_cast<std::size_t>(wrap_dim(args_.dim, t->dim()))]);
-  wrapped_exponent_ = op == Op::Pow && inputs.size() > 1 && inputs[1]->impl().is_wrapped_number;
+  wrapped_exponent_ = op == Op::Pow && inputs.size() > 1 && inputs[1]->defined() && inputs[1]->impl().is_wrapped_number;
   // `2.0 - x` is Python's x.__rsub__(2.0), recorded by PyTorch as RsubBackward1 (the Scalar overload).
   reversed_sub_ = op == Op::Sub && !inputs.empty() && inputs[0]->impl().is_wrapped_number;
   all_dims_ = args_.dims.empty();

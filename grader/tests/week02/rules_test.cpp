@@ -250,3 +250,24 @@ TEST(week02_saved_version, UnpackReturnsTheSavedTensorWhenUnchanged) {
                       "anomaly detection to find the operation that failed to compute its gradient, with "
                       "torch.autograd.set_detect_anomaly(True).");
 }
+
+// `x op 2.0` on a floating tensor runs without a wrapped 0-d tensor (the Scalar is input 1's
+// value): values, gradients and node names as in PyTorch, for float64 and a transposed input.
+TEST(EngineSavedVariable, FloatingTensorOpScalarMatchesPyTorch) {
+  Tensor s64 = oracle_ramp({2, 3}).to(kFloat64).detach();
+  s64.requires_grad_();
+  const Tensor st = oracle_ramp({3, 2});
+  const Tensor y64 = ((s64 + 0.1) * 3.3 - 1.7) / 0.7;
+  const Tensor yt = ((st.t() + 0.1) * 3.3 - 1.7) / 0.7;
+  (y64.sum() + yt.sum()).backward();
+  expect_values(y64, oracle_values("scalar_ops", "y64"));
+  expect_values(yt, oracle_values("scalar_ops", "yt"));
+  expect_values(s64.grad(), oracle_grad("scalar_ops", 0));
+  expect_values(st.grad(), oracle_grad("scalar_ops", 1));
+  std::vector<std::string> names;
+  for (auto fn = y64.grad_fn(); fn && fn->name() != "torch::autograd::AccumulateGrad"; fn = fn->next_edges()[0].fn)
+    names.push_back(fn->name());
+  const auto& expected = oracle_json("scalar_ops")["names"];
+  ASSERT_EQ(names.size(), expected.size());
+  for (std::size_t i = 0; i < names.size(); ++i) EXPECT_EQ(names[i], expected[i].get<std::string>());
+}
