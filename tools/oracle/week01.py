@@ -123,6 +123,13 @@ for _name, _fn in {"u8_gt_neg1": lambda: _u8 > -1, "u8_lt_256": lambda: _u8 < 25
                    "i64_eq_big": lambda: _i64 == 2**53 + 1, "i64_gt_float": lambda: _i64 > 2.0**53,
                    "nan_gt_0": lambda: torch.tensor([float("nan"), 1.0]) > 0}.items():
     cases["compare_" + _name] = values(_fn())
+# Subtraction with a bool operand: two bools, or one, a Scalar True included.
+for _name, _fn in {"bool_scalar": lambda: torch.tensor([1.0, 2.0]) - True,
+                   "scalar_bool": lambda: True - torch.tensor([1.0, 2.0]),
+                   "int_bool_scalar": lambda: torch.tensor([1, 2]) - True,
+                   "float_bool_tensor": lambda: torch.tensor([1.0]) - torch.tensor([True]),
+                   "bool_bool_scalar": lambda: torch.tensor([True]) - True}.items():
+    cases["sub_" + _name + "_error"] = error(_fn)
 cases["u8_negative_power_error"] = error(lambda: torch.tensor([4, 9], dtype=torch.uint8).pow(-1))
 cases["inplace_cast_error"] = error(lambda: torch.ones(3, dtype=torch.int64).add_(torch.ones(3)))
 cases["inplace_broadcast_error"] = error(lambda: torch.ones(3).add_(torch.ones(2, 3)))

@@ -87,8 +87,9 @@ struct OpArgs {
   bool keepdim = false;            ///< reductions
   bool scalar_exponent = false;    ///< pow with a Scalar exponent
   Tensor aux;                      ///< index, mask, condition or argmax indices (saved, not differentiated)
-  /// `x op 2.0` computed without a wrapped 0-d tensor: the Scalar, in the op's dtype,
-  /// stands for input 1, which is passed undefined (it never needs a gradient).
+  /// `x op 2.0` computed without a wrapped 0-d tensor: the Scalar as given (backward
+  /// converts it to the op's dtype) stands for input 1, which is passed undefined (it
+  /// never needs a gradient).
   std::optional<Scalar> scalar_operand;
 };
 

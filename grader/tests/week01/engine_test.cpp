@@ -78,6 +78,12 @@ TEST(EngineInPlace, ErrorsMatchPyTorch) {
   expect_oracle_error([] { ones({3}).add_(ones({2, 3})); }, "inplace_broadcast_error");
   expect_oracle_error([] { zeros({3, 1}).expand({3, 4}).add_(1); }, "expanded_write_error");
   expect_oracle_error([] { (void)(tensor({true}) - tensor({false})); }, "bool_sub_error");
+  // One bool operand is refused too, a Scalar `true` included (it is not silently 1).
+  expect_oracle_error([] { (void)(tensor({1.0F, 2.0F}) - true); }, "sub_bool_scalar_error");
+  expect_oracle_error([] { (void)(true - tensor({1.0F, 2.0F})); }, "sub_scalar_bool_error");
+  expect_oracle_error([] { (void)(tensor({1, 2}) - true); }, "sub_int_bool_scalar_error");
+  expect_oracle_error([] { (void)(tensor({1.0F}) - tensor({true})); }, "sub_float_bool_tensor_error");
+  expect_oracle_error([] { (void)(tensor({true}) - true); }, "sub_bool_bool_scalar_error");
 }
 
 TEST(EngineInPlace, WritesThroughViewsAndBumpsTheVersion) {

@@ -174,13 +174,22 @@ void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, 
   }
 }
 
-ScalarType compute_dtype(Bin op, const Tensor& a, const Tensor& b) {
-  ScalarType t = result_type(a, b);
-  if (op == Bin::Div && !is_floating_point(t)) t = kDefaultDtype;  // true division
-  if (op == Bin::Sub && a.dtype() == kBool && b.dtype() == kBool)
+// PyTorch refuses a subtraction with a bool operand, a Scalar one included.
+void check_sub_operands(bool a_is_bool, bool b_is_bool) {
+  if (a_is_bool && b_is_bool)
     throw Error(
         "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
         "`logical_xor()` operator instead.");
+  if (a_is_bool || b_is_bool)
+    throw Error(
+        "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to invert a mask, "
+        "use the `~` or `logical_not()` operator instead.");
+}
+
+ScalarType compute_dtype(Bin op, const Tensor& a, const Tensor& b) {
+  ScalarType t = result_type(a, b);
+  if (op == Bin::Div && !is_floating_point(t)) t = kDefaultDtype;  // true division
+  if (op == Bin::Sub) check_sub_operands(a.dtype() == kBool, b.dtype() == kBool);
   if (op == Bin::Pow && !is_floating_point(t)) {
     const Tensor e = b.to(kInt64);
     const auto values = e.to_vector<std::int64_t>();
@@ -302,7 +311,9 @@ Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
         Tensor out = detail::empty_contiguous(a.sizes(), a.dtype());
         visit_dtype(a.dtype(), [&](auto tag) {
           using T = typename decltype(tag)::type;
-          if constexpr (std::is_floating_point_v<T>) {
+          if constexpr (!std::is_floating_point_v<T>) {
+            throw Error("binary_scalar: not a floating dtype");  // unreachable: checked above
+          } else {
             const T y = s.to<T>(), al = T(1);
             switch (op) {
               case Bin::Add:
@@ -323,11 +334,17 @@ Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
 }  // namespace
 
 Tensor operator+(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Add, a, b); }
-Tensor operator-(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Sub, a, b); }
+Tensor operator-(const Tensor& a, const Scalar& b) {
+  check_sub_operands(a.dtype() == kBool, b.type() == kBool);  // a wrapped bool may have become a float
+  return binary_scalar(Bin::Sub, a, b);
+}
 Tensor operator*(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Mul, a, b); }
 Tensor operator/(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Div, a, b); }
 Tensor operator+(const Scalar& a, const Tensor& b) { return add(wrap(a, b), b); }
-Tensor operator-(const Scalar& a, const Tensor& b) { return sub(wrap(a, b), b); }
+Tensor operator-(const Scalar& a, const Tensor& b) {
+  check_sub_operands(a.type() == kBool, b.dtype() == kBool);
+  return sub(wrap(a, b), b);
+}
 Tensor operator*(const Scalar& a, const Tensor& b) { return mul(wrap(a, b), b); }
 Tensor operator/(const Scalar& a, const Tensor& b) { return div(wrap(a, b), b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
