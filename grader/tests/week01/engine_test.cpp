@@ -390,8 +390,8 @@ TEST(EngineThreads, ConcurrentViewsAndReadsOfOneTensor) {
   for (double s : sums) EXPECT_EQ(s, expected);
 }
 
-// Buffers of 1 MiB and more are recycled (Storage::allocate): the next tensor of the same size gets the
-// freed buffer back, and a factory that promises values writes them over whatever the buffer held.
+// Buffers of 256 KiB and more are recycled (Storage::allocate): the next tensor of the same size gets
+// the freed buffer back, and a factory that promises values writes them over whatever the buffer held.
 TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
   const std::int64_t n = 1 << 19;  // 2 MiB of float32
   const void* first = nullptr;
@@ -406,7 +406,14 @@ TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
   EXPECT_EQ(z.data_ptr(), first) << "the freed 2 MiB buffer was not reused";
 #endif
   EXPECT_EQ(z.abs().max().item<float>(), 0.0f);
-  const Tensor small = full({16}, 3.0);  // below 1 MiB: an ordinary allocation
+  const void* gradient = nullptr;  // the size of Linear(784, 256)'s weight gradient, 784 KiB
+  { gradient = full({256, 784}, 1.0).data_ptr(); }
+  const Tensor again = zeros({256, 784});
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(again.data_ptr(), gradient) << "the freed 784 KiB buffer was not reused";
+#endif
+  EXPECT_EQ(again.abs().max().item<float>(), 0.0f);
+  const Tensor small = full({16}, 3.0);  // below 256 KiB: an ordinary allocation
   EXPECT_EQ(small.sum().item<float>(), 48.0f);
 }
 
