@@ -2,6 +2,7 @@
 // generic unary kernel, instantiated per dtype and operator.
 
 #include <cmath>
+#include <functional>
 
 #include <kindling/factory.hpp>
 #include <kindling/ops.hpp>
@@ -130,19 +131,51 @@ T int_pow(T base, T exp) {
   return result;
 }
 
+// Calls f with `x op y` for op in {Add, Sub, Mul, Div} as a function of (x, y), in T:
+// the one definition the tensor-tensor kernel and the tensor-Scalar one both run, so
+// that they give the same bits.
+template <class T, class F>
+void with_arithmetic(Bin op, T al, F&& f) {
+  switch (op) {
+    case Bin::Add:
+      return f([al](T x, T y) { return static_cast<T>(x + al * y); });
+    case Bin::Sub:
+      return f([al](T x, T y) { return static_cast<T>(x - al * y); });
+    case Bin::Mul:
+      return f([](T x, T y) { return static_cast<T>(x * y); });
+    default:
+      return f([](T x, T y) { return static_cast<T>(x / y); });
+  }
+}
+
+// Calls f with the comparison op in {Eq, Ne, Lt, Le, Gt, Ge} as a function object.
+template <class F>
+void with_comparison(Bin op, F&& f) {
+  switch (op) {
+    case Bin::Eq:
+      return f(std::equal_to<>());
+    case Bin::Ne:
+      return f(std::not_equal_to<>());
+    case Bin::Lt:
+      return f(std::less<>());
+    case Bin::Le:
+      return f(std::less_equal<>());
+    case Bin::Gt:
+      return f(std::greater<>());
+    default:
+      return f(std::greater_equal<>());
+  }
+}
+
 // out = a op b, with a, b already of the compute dtype T.
 template <class T>
 void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) {
-  const T al = alpha.to<T>();
   switch (op) {
     case Bin::Add:
-      return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x + al * y); });
     case Bin::Sub:
-      return binary_loop<T, T>(out, a, b, [al](T x, T y) { return static_cast<T>(x - al * y); });
     case Bin::Mul:
-      return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
     case Bin::Div:
-      return binary_loop<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
+      return with_arithmetic<T>(op, alpha.to<T>(), [&](auto fn) { binary_loop<T, T>(out, a, b, fn); });
     case Bin::Pow:
       if constexpr (std::is_floating_point_v<T>)
         return binary_loop<T, T>(out, a, b, [](T x, T y) { return std::pow(x, y); });
@@ -160,17 +193,13 @@ void binary_kernel(Bin op, const Tensor& out, const Tensor& a, const Tensor& b, 
       });
     }
     case Bin::Eq:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x == y; });
     case Bin::Ne:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x != y; });
     case Bin::Lt:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x < y; });
     case Bin::Le:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
     case Bin::Gt:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x > y; });
     case Bin::Ge:
-      return binary_loop<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+      return with_comparison(
+          op, [&](auto cmp) { binary_loop<bool, T>(out, a, b, [cmp](T x, T y) -> bool { return cmp(x, y); }); });
   }
 }
 
@@ -314,17 +343,8 @@ Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
           if constexpr (!std::is_floating_point_v<T>) {
             throw Error("binary_scalar: not a floating dtype");  // unreachable: checked above
           } else {
-            const T y = s.to<T>(), al = T(1);
-            switch (op) {
-              case Bin::Add:
-                return unary_loop<T, T>(out, a, [al, y](T x) { return static_cast<T>(x + al * y); });
-              case Bin::Sub:
-                return unary_loop<T, T>(out, a, [al, y](T x) { return static_cast<T>(x - al * y); });
-              case Bin::Mul:
-                return unary_loop<T, T>(out, a, [y](T x) { return static_cast<T>(x * y); });
-              default:
-                return unary_loop<T, T>(out, a, [y](T x) { return static_cast<T>(x / y); });
-            }
+            const T y = s.to<T>();
+            with_arithmetic<T>(op, T(1), [&](auto fn) { unary_loop<T, T>(out, a, [fn, y](T x) { return fn(x, y); }); });
           }
         });
         return out;
@@ -476,20 +496,7 @@ Tensor compare_scalar(Bin op, const Tensor& a, const Scalar& s) {
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = s.to<T>();
-    switch (op) {
-      case Bin::Eq:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x == v; });
-      case Bin::Ne:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x != v; });
-      case Bin::Lt:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x < v; });
-      case Bin::Le:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x <= v; });
-      case Bin::Gt:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x > v; });
-      default:
-        return unary_loop<bool, T>(out, ac, [v](T x) { return x >= v; });
-    }
+    with_comparison(op, [&](auto cmp) { unary_loop<bool, T>(out, ac, [cmp, v](T x) -> bool { return cmp(x, v); }); });
   });
   return out;
 }

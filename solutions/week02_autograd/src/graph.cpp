@@ -92,20 +92,15 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) {
   sequence_nr_ = UINT64_MAX;  // ready leaves accumulate first, as in PyTorch
 }
 
-TensorList AccumulateGrad::apply(const Tensor& grad_output) {
-  const Tensor& leaf = variable();
-  AutogradMeta& meta = detail::meta_of(leaf);
-  Tensor grad = run_hooks(meta.hooks.get(), grad_output);
-  if (!leaf.requires_grad()) return {};  // requires_grad_(false) since the graph was built
-  accumulate_grad(meta, std::move(grad));
-  return {};
-}
+// A gradient the caller keeps a handle to: a copy of the handle, so accumulate_grad
+// sees it shared and copies the data.
+TensorList AccumulateGrad::apply(const Tensor& grad_output) { return apply_moved(Tensor(grad_output)); }
 
 TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
   const Tensor& leaf = variable();
   AutogradMeta& meta = detail::meta_of(leaf);
   Tensor grad = run_hooks(meta.hooks.get(), std::move(grad_output));
-  if (!leaf.requires_grad()) return {};
+  if (!leaf.requires_grad()) return {};  // requires_grad_(false) since the graph was built
   accumulate_grad(meta, std::move(grad));
   return {};
 }
