@@ -450,7 +450,7 @@ SchedulerState OneCycleLR::state_dict() const {
 void OneCycleLR::load_state_dict(const SchedulerState& state) {
   const std::int64_t total_steps = integer_at(state, "total_steps");
   if (total_steps <= 0) bad_key("total_steps", "holds " + std::to_string(total_steps) + ", expected a positive number");
-  const std::string& anneal_strategy = string_at(state, "anneal_strategy");
+  const std::string anneal_strategy = string_at(state, "anneal_strategy");  // a copy: GCC 13 warns of a reference
   if (anneal_strategy != "cos" && anneal_strategy != "linear")
     bad_key("anneal_strategy", "holds '" + anneal_strategy + "', expected 'cos' or 'linear'");
   const bool cycle_momentum = flag_at(state, "cycle_momentum");

@@ -16,6 +16,12 @@ if [ -z "$browser" ]; then
   echo "html_report: Chromium is not installed (apt-get install chromium); skipped"
   exit 77
 fi
+# Ubuntu's chromium-browser package is a stub that only asks for the snap.
+if ! version=$(timeout 60 "$browser" --version 2>&1); then
+  echo "html_report: $browser does not run; skipped. It said:"
+  echo "$version"
+  exit 77
+fi
 [ -s "$html" ] || { echo "html_report: no report at $html"; exit 1; }
 [ -s "$json" ] || { echo "html_report: no JSON report at $json"; exit 1; }
 

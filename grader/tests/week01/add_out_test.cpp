@@ -16,7 +16,7 @@ TEST(week01_add_out, MatchesPyTorchOnRandomCases) {
     SCOPED_TRACE(c.dump());
     const Tensor a = tensor_from_json(c.at("a")), b = tensor_from_json(c.at("b"));
     const Tensor out = zeros(c.at("out_sizes").get<Shape>(), oracle_dtype(c.at("out_dtype").get<std::string>()));
-    const Tensor& r = add_out(out, a, b, c.at("alpha").get<std::int64_t>());
+    const Tensor r = add_out(out, a, b, c.at("alpha").get<std::int64_t>());
     EXPECT_TRUE(r.is_same(out));
     expect_values(out, values_from_json(c.at("out")));
     EXPECT_TRUE(out.is_contiguous());
@@ -27,7 +27,7 @@ TEST(week01_add_out, AnEmptyOutIsResizedAndReturnedItself) {
   const auto& expected = oracle_json("add_out_empty");
   const Tensor out = empty({0});
   const std::uint32_t before = out.version();
-  const Tensor& r = add_out(out, arange(6, kFloat32).view({2, 3}), ones({3}));
+  const Tensor r = add_out(out, arange(6, kFloat32).view({2, 3}), ones({3}));
   EXPECT_EQ(r.is_same(out), expected.at("same").get<bool>());
   EXPECT_EQ(out.version() - before, expected.at("version_bump").get<std::uint32_t>());
   EXPECT_EQ(out.sizes().vec(), expected.at("sizes").get<Shape>());
