@@ -51,19 +51,26 @@ void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int6
   if (s[0] == 0 && s[1] == static_cast<std::int64_t>(sizeof(T))) {
     const T* in = reinterpret_cast<const T*>(p[1]);
     if constexpr (R == Red::Sum && std::is_same_v<T, float>) {
-      // Blocks of 1024 floats summed in 16 float lanes (one AVX-512 register, or two
-      // AVX2 ones, with no cross-lane dependency), then added in double: as fast as
-      // a float sum and far more accurate than a sequential one.
+      // Blocks of 4096 floats summed in 64 float lanes: four AVX-512 registers (or eight
+      // AVX2 ones) with no dependency between them, so the adds overlap instead of each
+      // waiting for the last. Each lane adds 64 floats of a block; the lanes are then
+      // added pairwise (in float, then the last 16 in double), and the blocks in double:
+      // as fast as memory delivers, and far more accurate than a sequential float sum.
+      constexpr int kLanes = 64;
       double total = *out;
       std::int64_t i = 0;
       while (i < n) {
-        const std::int64_t end = std::min(n, i + 1024);
-        float lanes[16] = {};
-        for (; i + 16 <= end; i += 16)
-          for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
-        double block = 0;
+        const std::int64_t end = std::min(n, i + 64 * kLanes);
+        float lanes[kLanes] = {};
+        for (; i + kLanes <= end; i += kLanes)
+          for (int j = 0; j < kLanes; ++j) lanes[j] += in[i + j];
+        for (int j = 0; j < 16; ++j) lanes[j] = (lanes[j] + lanes[j + 16]) + (lanes[j + 32] + lanes[j + 48]);
+        double fold[16];
+        for (int j = 0; j < 16; ++j) fold[j] = lanes[j];
+        for (int w = 8; w >= 1; w /= 2)
+          for (int j = 0; j < w; ++j) fold[j] += fold[j + w];
+        double block = fold[0];
         for (; i < end; ++i) block += in[i];
-        for (float l : lanes) block += l;
         total += block;
       }
       *out = total;
