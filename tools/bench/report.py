@@ -206,7 +206,7 @@ def week5(s):
             ("small CNN, 6,400 examples, b64, SGD", "BM_CnnEpoch6400/real_time", "cnn_epoch_6400"),
             ("SGD momentum step, 10M params", "BM_SgdMomentumStep10M/real_time", "sgd_step_10m"),
             ("Adam step, 10M params", "BM_AdamStep10M/real_time", "adam_step_10m"),
-            ("copy of 10M floats", "BM_CopyBandwidth/real_time", "copy_10m")]
+            ("10M floats: memcpy vs copy_", "BM_CopyBandwidth/real_time", "copy_10m")]
     s.compare(5, rows, "ms", 38)
     copy_gbs = statistics.median(k["BM_CopyBandwidth/real_time"]["GB/s"] for k in runs5) / 1e9
     for name, bench in (("SGD momentum", "BM_SgdMomentumStep10M/real_time"), ("Adam", "BM_AdamStep10M/real_time")):
