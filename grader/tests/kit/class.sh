@@ -60,7 +60,7 @@ same "$(row carol week01.view)" "$(points week01.view)" || fail "carol lost a ta
 python3 -c "import sys; sys.exit(0 if 0 < float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$(row carol total)" "$(row carol max)" ||
   fail "carol's total is not strictly between 0 and the maximum"
 [ "$(row mallory status)" = refused ] || fail "mallory's zip was not refused"
-row mallory note | grep -q "unsafe path" || fail "mallory's refusal does not say why"
+grep -q "unsafe path" <<< "$(row mallory note)" || fail "mallory's refusal does not say why"
 for f in "$tmp/evil.cpp" "$tmp/out/work/evil.cpp" "$tmp/out/work/mallory/autograder/evil.cpp"; do
   [ ! -e "$f" ] || fail "mallory's zip wrote $f"
 done

@@ -115,7 +115,10 @@ TEST(week01_squeeze, HiddenFromStudents) { FAIL() << "the instructor's hidden te
 CPP
 "$src/grade" package gradescope --weeks "$week" --timeout "$timeout" --hidden "$tmp/hidden" -o "$tmp/hidden.zip" \
   > "$tmp/package-hidden.out" 2>&1 || fail "packaging with --hidden"
-unzip -Z1 "$tmp/hidden.zip" | grep -qx "grader/tests/week01/hidden_private_test.cpp" || fail "the hidden test is not in the zip"
+# A here-string, not `unzip | grep -q`: grep exits at its first match, unzip then dies of
+# SIGPIPE on its next write, and pipefail fails the check (1 run in 7 here).
+grep -qx "grader/tests/week01/hidden_private_test.cpp" <<< "$(unzip -Z1 "$tmp/hidden.zip")" ||
+  fail "the hidden test is not in the zip"
 [ ! -e "$src/grader/tests/week01/hidden_private_test.cpp" ] || fail "the hidden test leaked into the kit"
 rm -rf "$root/source" && mkdir -p "$root/source" && unzip -q "$tmp/hidden.zip" -d "$root/source"
 clear_submission
