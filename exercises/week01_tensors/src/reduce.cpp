@@ -56,9 +56,10 @@ void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int6
       // waiting for the last. Each lane adds 64 floats of a block; the lanes are then
       // added pairwise (in float, then the last 16 in double), and the blocks in double:
       // as fast as memory delivers, and far more accurate than a sequential float sum.
-      // A short run (sum along a narrow row) skips the lanes: setting them up and
-      // folding them would cost more than the adds. The 16-wide loop takes what is left
-      // of a block after the 64-wide one, so a run of 100 is not mostly a serial tail.
+      // A short run (a sum along a narrow row) skips what it cannot use: under 16 floats
+      // it adds in double directly, and under 64 it keeps only 16 lanes, since setting up
+      // and folding 64 would cost more than the adds. A 16-wide loop takes what the
+      // 64-wide one leaves of a block, so a run of 100 is not mostly a serial tail.
       constexpr int kLanes = 64;
       double total = *out;
       std::int64_t i = 0;
@@ -69,12 +70,15 @@ void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int6
       }
       while (i < n) {
         const std::int64_t end = std::min(n, i + 64 * kLanes);
-        float lanes[kLanes] = {};
-        for (; i + kLanes <= end; i += kLanes)
-          for (int j = 0; j < kLanes; ++j) lanes[j] += in[i + j];
+        float lanes[16] = {};
+        if (end - i >= 4 * kLanes) {
+          float wide[kLanes] = {};
+          for (; i + kLanes <= end; i += kLanes)
+            for (int j = 0; j < kLanes; ++j) wide[j] += in[i + j];
+          for (int j = 0; j < 16; ++j) lanes[j] = (wide[j] + wide[j + 16]) + (wide[j + 32] + wide[j + 48]);
+        }
         for (; i + 16 <= end; i += 16)
           for (int j = 0; j < 16; ++j) lanes[j] += in[i + j];
-        for (int j = 0; j < 16; ++j) lanes[j] = (lanes[j] + lanes[j + 16]) + (lanes[j + 32] + lanes[j + 48]);
         double fold[16];
         for (int j = 0; j < 16; ++j) fold[j] = lanes[j];
         for (int w = 8; w >= 1; w /= 2)
