@@ -57,7 +57,7 @@ void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int6
       // added pairwise (in float, then the last 16 in double), and the blocks in double:
       // as fast as memory delivers, and far more accurate than a sequential float sum.
       // A short run (a sum along a narrow row) skips what it cannot use: under 16 floats
-      // it adds in double directly, and under 64 it keeps only 16 lanes, since setting up
+      // it adds in double directly, and under 256 it keeps only 16 lanes, since setting up
       // and folding 64 would cost more than the adds. A 16-wide loop takes what the
       // 64-wide one leaves of a block, so a run of 100 is not mostly a serial tail.
       constexpr int kLanes = 64;
