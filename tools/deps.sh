@@ -33,7 +33,7 @@ kindling_missing_packages() {
     kindling_unavailable_here "$p" && continue
     c=$(kindling_command_of "$p")
     [ -n "$c" ] && command -v "$c" > /dev/null 2>&1 && continue
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || echo "$p"
   done
 }
 
