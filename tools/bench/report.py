@@ -236,6 +236,9 @@ def main():
     ap.add_argument("--min-time", default="", help="the --benchmark_min_time value the Kindling benches ran with")
     ap.add_argument("--kindling-openmp", default="unknown", help="whether the bench binaries link an OpenMP runtime")
     ap.add_argument("--json", help="where to write every number")
+    ap.add_argument("--commit", default="unknown",
+                    help="the kit's commit the benches were built from ('-dirty': with uncommitted changes)")
+    ap.add_argument("--load-at-start", default="unknown", help="the 1-minute load average before the first round")
     a = ap.parse_args()
     weeks = [int(w) for w in a.weeks.split(",")]
     thread_counts = [int(n) for n in a.threads.split(",")]
@@ -252,9 +255,13 @@ def main():
     machine = {"cores": cores(), "cpus_online": os.cpu_count(), "cpu_model": cpu_model(),
                "gbench_num_cpus": ctx.get("num_cpus"), "mhz_per_cpu": ctx.get("mhz_per_cpu"),
                "host": platform.node(), "kernel": platform.release(),
+               "loadavg_at_start": a.load_at_start,
                "loadavg_at_report": os.getloadavg() if hasattr(os, "getloadavg") else None}
 
     print("bench-compare: PyTorch time / Kindling time per workload (>1: Kindling is faster)")
+    print(f"  Kindling commit:  {a.commit}")
+    print(f"  load average:     {a.load_at_start} before the first round, "
+          f"{machine['loadavg_at_report'][0] if machine['loadavg_at_report'] else 'unknown'} at the report")
     print(f"  cores:            {machine['cores']} available to this process ({machine['cpus_online']} online)")
     print(f"  CPU model:        {machine['cpu_model']} (Google Benchmark: {ctx.get('num_cpus')} CPUs at "
           f"{ctx.get('mhz_per_cpu')} MHz)")
@@ -289,6 +296,7 @@ def main():
     if a.json:
         result = {
             "generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "kindling_commit": a.commit,
             "machine": machine,
             "kindling": {"threads_source": "OMP_NUM_THREADS", "openmp_linked": a.kindling_openmp,
                          "google_benchmark": gbench, "benchmark_min_time": a.min_time,
