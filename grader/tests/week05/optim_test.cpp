@@ -145,6 +145,50 @@ TEST(week05_adam, DecoupledDecayShrinksAParameterWithoutGradientSignal) {
   EXPECT_NEAR(w.item<float>(), 2.0f * (1 - 0.1f * 0.1f), 1e-6);
 }
 
+// A parameter of 200,003 elements is split across threads (detail::for_ranges, from
+// 64K elements on); three steps with 1 and with 3 threads must give the same bits, or
+// a range was skipped, done twice or cut in the wrong place.
+template <class Make>
+void expect_same_bits_on_any_thread_count(Make make) {
+  const int saved = get_num_threads();
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 3}) {
+    set_num_threads(threads);
+    const std::int64_t n = 200003;
+    const Tensor p = sin(arange(0, n, 1, kFloat32) * 1e-5).requires_grad_();
+    auto opt = make(p);
+    for (int t = 1; t <= 3; ++t) {
+      p.mutable_grad() = cos(arange(0, n, 1, kFloat32) * (0.37 * t));
+      opt->step();
+    }
+    results.push_back(p.detach().to_vector<float>());
+  }
+  set_num_threads(saved);
+  ASSERT_EQ(results[0].size(), results[1].size());
+  std::size_t differ = 0;
+  for (std::size_t i = 0; i < results[0].size(); ++i) differ += results[0][i] != results[1][i];
+  EXPECT_EQ(differ, 0u) << "elements that differ between 1 and 3 threads";
+}
+
+TEST(week05_sgd, LargeParametersGiveTheSameBitsOnAnyThreadCount) {
+  expect_same_bits_on_any_thread_count([](const Tensor& p) {
+    return std::make_unique<SGD>(std::vector<Tensor>{p},
+                                 SGD::Config{.lr = 0.1, .momentum = 0.9, .weight_decay = 0.01, .nesterov = true});
+  });
+  expect_same_bits_on_any_thread_count(
+      [](const Tensor& p) { return std::make_unique<SGD>(std::vector<Tensor>{p}, SGD::Config{.lr = 0.1}); });
+}
+
+TEST(week05_adam, LargeParametersGiveTheSameBitsOnAnyThreadCount) {
+  expect_same_bits_on_any_thread_count([](const Tensor& p) {
+    return std::make_unique<Adam>(std::vector<Tensor>{p},
+                                  Adam::Config{.lr = 0.01, .weight_decay = 0.1, .amsgrad = true});
+  });
+  expect_same_bits_on_any_thread_count([](const Tensor& p) {
+    return std::make_unique<AdamW>(std::vector<Tensor>{p}, Adam::Config{.lr = 0.01, .weight_decay = 0.1});
+  });
+}
+
 // ---- the optimizers' common part (given)
 // ------------------------------------------------------------------------------
 TEST(EngineOptimizers, RMSpropTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("RMSprop"); }

@@ -31,7 +31,9 @@ namespace kindling::optim {
 ///
 /// The tensors are updated elementwise in float arithmetic, without autograd
 /// recording (detail::floats gives a float32 tensor's contiguous data).
-/// Optimizer::step() calls this and counts the step.
+/// Optimizer::step() calls this and counts the step. A large parameter's loop may
+/// be split across threads with detail::for_ranges(n, body), which calls
+/// body(begin, end) on each range.
 void Adam::update() {
   // BEGIN TASK week05.adam (replace the stub below with your code)
   KINDLING_TODO("week05.adam");

@@ -1,6 +1,8 @@
 // Task week05.sgd. The doc comment above each function is its contract; your code
 // goes between BEGIN and END. Hints, one at a time: `./grade hint week05.sgd`.
 
+#include <type_traits>
+
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/optim.hpp>
 
@@ -27,6 +29,8 @@ namespace kindling::optim {
 /// without a gradient are skipped. The update is not recorded by autograd: write
 /// into the parameters' memory directly (detail::floats(t) gives a float32
 /// tensor's contiguous data). Optimizer::step() calls this and counts the step.
+/// A large parameter's loop may be split across threads with
+/// detail::for_ranges(n, body), which calls body(begin, end) on each range.
 void SGD::update() {
   // BEGIN TASK week05.sgd (replace the stub below with your code)
   KINDLING_TODO("week05.sgd");
