@@ -123,3 +123,48 @@ TEST(EngineParallel, NaNStillWinsInAParallelMax) {
   EXPECT_TRUE(std::isnan(x.max().item<float>()));
   EXPECT_TRUE(std::isnan(x.sum().item<float>()));
 }
+
+// Mid-sized products (2^20 to 2^25 multiply-adds) are cut into column or row blocks,
+// one per thread: every layout, with and without accumulation, must still agree with
+// a plain loop, on 1 and on 3 threads.
+TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
+  ThreadCount restore;
+  Generator g(5);
+  struct Case {
+    std::int64_t n, k, m;
+  };
+  for (const Case c : {Case{64, 784, 256}, Case{300, 120, 40}, Case{97, 333, 131}}) {
+    const Tensor a = randn({c.n, c.k}, TensorOptions(), &g), b = randn({c.k, c.m}, TensorOptions(), &g);
+    const Tensor bias = randn({c.n, c.m}, TensorOptions(), &g);
+    const auto av = a.to_vector<float>(), bv = b.to_vector<float>(), biasv = bias.to_vector<float>();
+    std::vector<double> want(static_cast<std::size_t>(c.n * c.m));
+    for (std::int64_t i = 0; i < c.n; ++i)
+      for (std::int64_t j = 0; j < c.m; ++j) {
+        double s = 0;
+        for (std::int64_t p = 0; p < c.k; ++p)
+          s += static_cast<double>(av[static_cast<std::size_t>(i * c.k + p)]) *
+               bv[static_cast<std::size_t>(p * c.m + j)];
+        want[static_cast<std::size_t>(i * c.m + j)] = s;
+      }
+    for (int threads : {1, 3}) {
+      set_num_threads(threads);
+      const Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();  // column-major operands
+      const std::vector<std::pair<std::string, Tensor>> results = {
+          {"mm", mm(a, b)},
+          {"mm, column-major a", mm(at, b)},
+          {"mm, column-major b", mm(a, bt)},
+          {"mm, both column-major", mm(at, bt)},
+          {"addmm beta 1 alpha 0.5", addmm(bias, a, b, 1, 0.5)}};
+      for (const auto& [name, r] : results) {
+        SCOPED_TRACE(name + ", " + std::to_string(threads) + " thread(s), " + std::to_string(c.n) + "x" +
+                     std::to_string(c.k) + "x" + std::to_string(c.m));
+        const auto got = r.contiguous().to_vector<float>();
+        const bool add = name.rfind("addmm", 0) == 0;
+        for (std::size_t i = 0; i < want.size(); ++i) {
+          const double expect = add ? biasv[i] + 0.5 * want[i] : want[i];
+          ASSERT_NEAR(got[i], expect, 1e-3 + 1e-4 * std::abs(expect)) << "element " << i;
+        }
+      }
+    }
+  }
+}
