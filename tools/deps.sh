@@ -33,7 +33,8 @@ kindling_missing_packages() {
     kindling_unavailable_here "$p" && continue
     c=$(kindling_command_of "$p")
     [ -n "$c" ] && command -v "$c" > /dev/null 2>&1 && continue
-    [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || echo "$p"
+    # (A pattern, not =: a package installed for two architectures prints its status twice.)
+    case "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" in *"install ok installed"*) ;; *) echo "$p" ;; esac
   done
 }
 

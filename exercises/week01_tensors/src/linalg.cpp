@@ -53,8 +53,8 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // product per thread. Eigen's own threads share packed panels and wait on one another
   // several times per product; on a VM whose second vCPU is sometimes slow that made a
   // 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1 (README, Performance).
-  // Smaller products stay on one thread; larger ones keep Eigen's scheme, which packs
-  // each operand once (cutting a 512^3 product this way was 1.3x slower).
+  // Smaller and larger products keep Eigen's scheme (it starts fewer threads for little
+  // work, and packs each operand once: cutting a 512^3 product this way was 1.3x slower).
   const std::int64_t k = a.cols();
   const std::int64_t pieces = std::min<std::int64_t>(detail::max_threads(), std::max(n, m) / 32);
   if (pieces <= 1 || n * m * k < (std::int64_t{1} << 20) || n * m * k > (std::int64_t{1} << 25)) {

@@ -150,7 +150,10 @@ TEST(week05_adam, DecoupledDecayShrinksAParameterWithoutGradientSignal) {
 // a range was skipped, done twice or cut in the wrong place.
 template <class Make>
 void expect_same_bits_on_any_thread_count(Make make) {
-  const int saved = get_num_threads();
+  struct RestoreThreads {
+    int saved = get_num_threads();
+    ~RestoreThreads() { set_num_threads(saved); }
+  } restore;  // also when make() or step() throws
   std::vector<std::vector<float>> results;
   for (int threads : {1, 3}) {
     set_num_threads(threads);
@@ -163,7 +166,6 @@ void expect_same_bits_on_any_thread_count(Make make) {
     }
     results.push_back(p.detach().to_vector<float>());
   }
-  set_num_threads(saved);
   ASSERT_EQ(results[0].size(), results[1].size());
   std::size_t differ = 0;
   for (std::size_t i = 0; i < results[0].size(); ++i) differ += results[0][i] != results[1][i];
