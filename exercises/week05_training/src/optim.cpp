@@ -11,7 +11,7 @@
 #include <kindling/ops.hpp>
 #include <kindling/optim.hpp>
 
-#include "loop.hpp"  // max_threads, kParallelGrain
+#include "loop.hpp"  // max_threads, kParallelGrain, parallel_ranges
 #include "optim_internal.hpp"
 
 namespace kindling::optim {
@@ -109,18 +109,9 @@ float* detail::state_buffer(ParamState& st, const Tensor& p, const std::string& 
 }
 
 void detail::for_ranges(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
-  const std::int64_t pieces =
-      std::min<std::int64_t>(kindling::detail::max_threads(), n / kindling::detail::kParallelGrain);
-  if (pieces <= 1) {
-    body(0, n);
-    return;
-  }
-  // Cuts on 16-float (64-byte) boundaries, so that no two threads write one cache line.
-  const auto cut = [&](std::int64_t k) { return k == pieces ? n : (n * k / pieces) & ~std::int64_t{15}; };
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(static_cast <int>(pieces)) schedule(static, 1)
-#endif
-  for (std::int64_t k = 0; k < pieces; ++k) body(cut(k), cut(k + 1));
+  namespace engine = kindling::detail;
+  const std::int64_t pieces = std::min<std::int64_t>(engine::max_threads(), n / engine::kParallelGrain);
+  engine::parallel_ranges(n, pieces, body, /*align=*/16);  // 16 floats: one cache line
 }
 
 float* detail::floats(const Tensor& t) {

@@ -10,7 +10,7 @@
 
 #include "autograd_hooks.hpp"
 #include "internal.hpp"
-#include "loop.hpp"  // max_threads
+#include "loop.hpp"  // max_threads, parallel_ranges
 
 namespace kindling {
 namespace {
@@ -62,21 +62,18 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
     return;
   }
   const bool by_cols = m >= n;
-  const std::int64_t len = by_cols ? m : n;
-  const auto cut = [&](std::int64_t p) { return p == pieces ? len : (len * p / pieces) & ~std::int64_t{15}; };
-#ifdef _OPENMP
-#pragma omp parallel for num_threads(static_cast <int>(pieces)) schedule(static, 1)
-#endif
-  for (std::int64_t p = 0; p < pieces; ++p) {
-    const std::int64_t lo = cut(p), w = cut(p + 1) - lo;
-    if (by_cols) {
-      auto cs = c.middleCols(lo, w);
-      run(cs, a, b.middleCols(lo, w));
-    } else {
-      auto cs = c.middleRows(lo, w);
-      run(cs, a.middleRows(lo, w), b);
-    }
-  }
+  detail::parallel_ranges(
+      by_cols ? m : n, pieces,
+      [&](std::int64_t lo, std::int64_t hi) {
+        if (by_cols) {
+          auto cs = c.middleCols(lo, hi - lo);
+          run(cs, a, b.middleCols(lo, hi - lo));
+        } else {
+          auto cs = c.middleRows(lo, hi - lo);
+          run(cs, a.middleRows(lo, hi - lo), b);
+        }
+      },
+      /*align=*/16);
 }
 
 template <class T>
