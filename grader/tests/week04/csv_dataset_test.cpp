@@ -4,6 +4,7 @@
 // writes the shipped file data/tiny_images.csv).
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <unistd.h>
 
@@ -93,6 +94,26 @@ TEST(week04_csv_dataset, BadFilesSayWhereAndWhat) {
                       column + ": label column 5 is out of range for 3 fields");
   expect_error<Error>([&] { data::CsvDataset ds(column, -4, false); },
                       column + ": label column -4 is out of range for 3 fields");
+}
+
+// Converting a double outside int64's range (or NaN) to an integer is undefined behaviour,
+// not a wrong number: the label must be checked before the cast (issue 35, found by fuzzing).
+TEST(week04_csv_dataset, LabelsThatDoNotFitInInt64AreRefused) {
+  const fs::path dir = scratch("range");
+  int k = 0;
+  for (const std::string label : {"0x1p63", "1e300", "-1e19", "inf", "-inf", "nan", "9223372036854775808"}) {
+    const std::string path = (dir / ("l" + std::to_string(k++) + ".csv")).string();
+    std::ofstream(path) << "a,label\n1,0\n2," << label << "\n";
+    expect_error<Error>([&] { data::CsvDataset ds(path); },
+                        path + ":3: label '" + label + "' is out of range for int64");
+  }
+  // The edges that do fit are read, truncated as before.
+  const std::string edges = (dir / "edges.csv").string();
+  std::ofstream(edges) << "a,label\n1,-0x1p63\n2,9.2233720368547748e18\n3,-2.75\n";
+  data::CsvDataset ds(edges);
+  EXPECT_EQ(ds.get(0)[1].item<std::int64_t>(), std::numeric_limits<std::int64_t>::min());
+  EXPECT_EQ(ds.get(1)[1].item<std::int64_t>(), 9223372036854774784LL);
+  EXPECT_EQ(ds.get(2)[1].item<std::int64_t>(), -2);
 }
 
 TEST(week04_csv_dataset, ComposeToTensorNormalizeAndTheFirstBatch) {

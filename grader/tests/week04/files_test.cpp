@@ -1,9 +1,13 @@
 // The IDX and CSV readers: the shipped Fashion-MNIST subset, and files that are
 // truncated, corrupt or mismatched (written by the tests into a scratch folder).
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <new>
 
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <kindling/data.hpp>
@@ -82,6 +86,72 @@ TEST(EngineIdxReader, TruncatedDataSaysHowMuchIsMissing) {
   write_idx(dir / "header", 0x803, {10}, 0);  // the header itself stops early
   expect_error<Error>([&] { data::read_idx((dir / "header").string(), 3); },
                       (dir / "header").string() + ": truncated: the header ends before dim 1");
+}
+
+// Issue 35: a reader believes no size before the file proves it. These headers claim 4 GiB,
+// 8 GiB and 4 GiB of data that is not there; the old reader allocated (and zeroed) all of it
+// before finding the file truncated. Read in a child whose data segment may grow by 256 MiB
+// at most, so that believing a header shows as std::bad_alloc.
+TEST(EngineIdxReader, AHeaderThatClaimsGigabytesCostsOnlyWhatTheFileHolds) {
+  const fs::path dir = scratch("claims");
+  write_idx(dir / "big", 0x803, {1, 65536, 65536}, 0);  // the 16-byte file of the issue
+  write_idx(dir / "bigger", 0x803, {2, 65536, 65536}, 100);
+  write_idx(dir / "max", 0x801, {0xffffffffu}, 3);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    long data_kb = 0;
+    std::ifstream status("/proc/self/status");
+    for (std::string line; std::getline(status, line);)
+      if (line.rfind("VmData:", 0) == 0) data_kb = std::stol(line.substr(7));
+    const rlim_t limit = static_cast<rlim_t>(data_kb + 256 * 1024) * 1024;
+    const rlimit rl{limit, limit};
+    if (data_kb == 0 || ::setrlimit(RLIMIT_DATA, &rl) != 0) ::_exit(4);
+    const std::pair<const char*, const char*> cases[] = {
+        {"big", ": truncated: expected 4294967296 bytes of data, got 0"},
+        {"bigger", ": truncated: expected 8589934592 bytes of data, got 100"},
+        {"max", ": truncated: expected 4294967295 bytes of data, got 3"}};
+    for (const auto& [name, message] : cases) {
+      const std::string path = (dir / name).string();
+      try {
+        data::read_idx(path, name == std::string("max") ? 1 : 3);
+        ::_exit(1);
+      } catch (const std::bad_alloc&) {
+        ::_exit(2);
+      } catch (const Error& e) {
+        if (e.what() != path + message) ::_exit(3);
+      } catch (...) {
+        ::_exit(5);
+      }
+    }
+    ::_exit(0);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+  ASSERT_TRUE(WIFEXITED(status)) << "the reader crashed";
+  const char* what[] = {"every header was found out with its exact message",
+                        "a truncated file was accepted",
+                        "the reader allocated what the header claims before reading it (std::bad_alloc)",
+                        "a truncated file gave another message than expected",
+                        "the memory limit could not be set",
+                        "an exception that is not kindling::Error"};
+  EXPECT_EQ(WEXITSTATUS(status), 0) << what[std::min(WEXITSTATUS(status), 5)];
+}
+
+// Issue 35: {4, 2^31, 2^31} multiplies to 2^64, which wraps to 0 in 64 bits: the old reader
+// returned no data for those dims, and FashionMNIST then built images outside their storage.
+TEST(EngineIdxReader, DimsWhoseProductOverflowsAreRefused) {
+  const fs::path dir = scratch("wrap");
+  write_idx(dir / "train-images-idx3-ubyte", 0x803, {4, 0x80000000u, 0x80000000u}, 0);
+  write_idx(dir / "train-labels-idx1-ubyte", 0x801, {4}, 4);
+  const std::string images = (dir / "train-images-idx3-ubyte").string();
+  const std::string message = images +
+                              ": the header's dims [4, 2147483648, 2147483648] describe more bytes than any file "
+                              "holds (2^63 or more): a damaged header";
+  expect_error<Error>([&] { data::read_idx(images, 3); }, message);
+  expect_error<Error>([&] { data::FashionMNIST(dir.string()); }, message);
+  write_idx(dir / "huge", 0x803, {0xffffffffu, 0xffffffffu, 0xffffffffu}, 0);
+  EXPECT_THROW(data::read_idx((dir / "huge").string(), 3), Error);
 }
 
 TEST(EngineIdxReader, CorruptGzipIsReported) {

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -66,6 +67,16 @@ void expect_same(const FileContents& a, const FileContents& b) {
     EXPECT_TRUE(equal(u, t.contiguous()));
   }
   for (const auto& [k, v] : a.metadata) EXPECT_EQ(b.metadata.at(k), v) << k;
+}
+
+// CRC-32 (zlib's polynomial), bit by bit: what a forger needs to re-seal a header.
+std::uint32_t crc32_of(const std::string& bytes) {
+  std::uint32_t crc = 0xffffffffu;
+  for (const char ch : bytes) {
+    crc ^= static_cast<unsigned char>(ch);
+    for (int k = 0; k < 8; ++k) crc = (crc >> 1) ^ (0xedb88320u & (0u - (crc & 1u)));
+  }
+  return ~crc;
 }
 
 }  // namespace
@@ -209,7 +220,7 @@ TEST(week05_checkpoint, RandomBytesAndHostileHeadersAreRefused) {
                                        "xxx"),
                                   "f", false);
       },
-      "f: tensor 'b': shape [4611686018427387904] needs more bytes than the file holds");
+      "f: tensor 'b': shape [4611686018427387904] is too large for any tensor");
   // A size that does not fit in int64 must not become negative.
   EXPECT_THROW(serialize::detail::decode(
                    file(R"({"a":{"dtype":"U8","shape":[18446744073709551615],"data_offsets":[0,0]}})", ""), "f", false),
@@ -219,6 +230,61 @@ TEST(week05_checkpoint, RandomBytesAndHostileHeadersAreRefused) {
       serialize::detail::decode(
           file(R"({"a":{"dtype":"F32","shape":[4611686018427387904,8],"data_offsets":[0,4]}})", "xxxx"), "f", false),
       CheckpointError);
+}
+
+// Issue 35: a zero size makes the byte count 0, so [0, 2^62, 2^62] passes a check of bytes
+// alone; its strides (2^62 * 2^62) overflow. A CRC is no defence: anyone can compute one.
+TEST(week05_checkpoint, AnEmptyShapeWhoseStridesOverflowIsRefused) {
+  FileContents c;
+  c.tensors["a"] = zeros({0, 3});
+  std::string bytes = encode(c);
+  const std::string from = "\"shape\":[0,3]", to = "\"shape\":[0,4611686018427387904,4611686018427387904]";
+  std::uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  std::string header = bytes.substr(8, n);
+  ASSERT_NE(header.find(from), std::string::npos) << header;
+  header.replace(header.find(from), from.size(), to);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  // Re-seal it with a valid CRC, as an attacker would.
+  const auto at = header.find("\"kindling.crc32\":\"") + 18;
+  header.replace(at, 8, "00000000");
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", crc32_of(header + bytes.substr(8 + n)));
+  header.replace(at, 8, hex);
+  std::string forged(8, '\0');
+  for (int i = 0; i < 8; ++i)
+    forged[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  forged += header + bytes.substr(8 + n);
+  expect_error<CheckpointError>(
+      [&] { serialize::detail::decode(forged, "f"); },
+      "f: tensor 'a': shape [0, 4611686018427387904, 4611686018427387904] is too large for any tensor");
+  // The engine's own factories refuse such a shape too, with PyTorch's text for a shape that
+  // overflows (PyTorch 1.13 itself lets this one through with a wrapped stride of 0).
+  expect_error<Error>(
+      [] {
+        empty({0, std::int64_t{1} << 62, std::int64_t{1} << 62});
+      },
+      "Storage size calculation overflowed with sizes=[0, 4611686018427387904, 4611686018427387904]");
+}
+
+// Issue 35: a bool is one byte holding 0 or 1; any other byte read as a bool is undefined.
+TEST(week05_checkpoint, BoolBytesOtherThanZeroAndOneAreRefused) {
+  FileContents c;
+  c.tensors["mask"] = tensor(std::vector<std::uint8_t>{1, 0, 1}).to(kBool);
+  std::string bytes = encode(c);
+  ASSERT_EQ(serialize::detail::decode(bytes, "f").tensors.at("mask").sum().item<std::int64_t>(), 2);
+  bytes[bytes.size() - 2] = 2;  // the middle element, the CRC not re-sealed: the CRC catches it
+  EXPECT_THROW(serialize::detail::decode(bytes, "f"), CheckpointError);
+  // Without a CRC (a safetensors file written elsewhere) the byte itself is checked.
+  const std::string header = R"({"mask":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})";
+  std::string plain(8, '\0');
+  for (int i = 0; i < 8; ++i) plain[static_cast<std::size_t>(i)] = static_cast<char>((header.size() >> (8 * i)) & 0xff);
+  plain += header + std::string("\x01\x02\x01", 3);
+  expect_error<CheckpointError>([&] { serialize::detail::decode(plain, "f", false); },
+                                "f: tensor 'mask': element 1 is the byte 2, not a BOOL (0 or 1)");
+  plain.back() = 1;
+  plain[plain.size() - 2] = 0;
+  EXPECT_EQ(serialize::detail::decode(plain, "f", false).tensors.at("mask").sum().item<std::int64_t>(), 2);
 }
 
 TEST(week05_checkpoint, AProcessKilledMidSaveLeavesTheLastCompleteFile) {

@@ -5,6 +5,7 @@
 #include <random>
 #include <sstream>
 
+#include <kindling/checked.hpp>
 #include <kindling/factory.hpp>
 
 #include "internal.hpp"
@@ -75,6 +76,7 @@ ScalarType dtype_for_value(const Scalar& v) {
 Tensor empty(IntArrayRef sizes, TensorOptions options) {
   check_cpu(options);
   check_sizes_nonnegative(sizes);
+  check_sizes_fit(sizes, element_size(options.dtype_or(kDefaultDtype)));
   return detail::empty_contiguous(sizes, options.dtype_or(kDefaultDtype));
 }
 

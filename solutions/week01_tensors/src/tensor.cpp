@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <kindling/checked.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/linalg.hpp>
 #include <kindling/ops.hpp>
@@ -24,6 +25,16 @@
 #include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"
+
+// Under AddressSanitizer (GCC says so with a macro, Clang through __has_feature) freed
+// buffers go back to the allocator at once, so that a use after free is reported.
+#if defined(__SANITIZE_ADDRESS__)
+#define KINDLING_ENGINE_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KINDLING_ENGINE_ASAN 1
+#endif
+#endif
 
 namespace kindling {
 
@@ -46,6 +57,11 @@ std::int64_t wrap_dim(std::int64_t dim, std::int64_t ndim) {
 void check_sizes_nonnegative(IntArrayRef sizes) {
   for (auto s : sizes)
     KINDLING_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", to_string(sizes));
+}
+
+void check_sizes_fit(IntArrayRef sizes, std::size_t element_size) {
+  KINDLING_CHECK(checked_extent_bytes(sizes, element_size).has_value(),
+                 "Storage size calculation overflowed with sizes=", to_string(sizes));
 }
 
 // ---- Storage ------------------------------------------------------------------------
@@ -96,7 +112,7 @@ class BufferCache {
 };
 
 BufferCache* buffer_cache() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KINDLING_ENGINE_ASAN)
   return nullptr;
 #else
   // Never destroyed: tensors held by other static objects may be freed after main.
@@ -135,7 +151,7 @@ class SmallBlocks {
   // This thread's lists; null once they are gone (a tensor freed by a thread-exit or
   // static destructor that runs after them).
   static SmallBlocks* mine() {
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KINDLING_ENGINE_ASAN)
     return nullptr;
 #else
     if (dead_) return nullptr;

@@ -3,11 +3,13 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include <kindling/checked.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/mnist.hpp>
 
@@ -61,18 +63,34 @@ IdxFile read_idx(const std::string& path, int expected_dims) {
     throw Error(path + ": wrong magic number " + hex32(magic) + " (expected " + hex32(expected) +
                 ": unsigned bytes in " + std::to_string(expected_dims) + " dims)");
   IdxFile idx;
-  std::uint64_t total = 1;
+  std::int64_t total = 1;
   for (int d = 0; d < expected_dims; ++d) {
     unsigned char b[4];
     if (read_some(f, b, 4, path) < 4)
       throw Error(path + ": truncated: the header ends before dim " + std::to_string(d));
     idx.dims.push_back(big_endian(b));
-    total *= big_endian(b);
+    const auto next = checked_mul(total, idx.dims.back());
+    if (!next)
+      throw Error(path + ": the header's dims " + to_string(idx.dims) +
+                  " describe more bytes than any file holds (2^63 or more): a damaged header");
+    total = *next;
   }
-  idx.data.resize(total);
-  const std::size_t got = read_some(f, idx.data.data(), total, path);
-  if (got < total)
-    throw Error(path + ": truncated: expected " + std::to_string(total) + " bytes of data, got " + std::to_string(got));
+  // Memory follows the bytes actually read, never the header's word alone: a 16-byte file
+  // whose header claims 65536 x 65536 images must be found truncated, not cost 4 GiB first.
+  // The buffer grows by what is already there (at least 1 MiB), so a real file costs the
+  // usual amortised doubling and a lying one at most twice what it holds.
+  constexpr std::size_t kFirstChunk = std::size_t{1} << 20;
+  const auto want_total = static_cast<std::uint64_t>(total);
+  while (idx.data.size() < want_total) {
+    const std::size_t at = idx.data.size();
+    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(want_total - at, std::max(kFirstChunk, at)));
+    idx.data.resize(at + want);
+    const std::size_t got = read_some(f, idx.data.data() + at, want, path);
+    idx.data.resize(at + got);
+    if (got < want)
+      throw Error(path + ": truncated: expected " + std::to_string(total) + " bytes of data, got " +
+                  std::to_string(idx.data.size()));
+  }
   return idx;
 }
 

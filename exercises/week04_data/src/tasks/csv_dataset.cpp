@@ -33,7 +33,10 @@ namespace kindling::data {
 ///   `PATH:LINE: expected 3 fields, got 2` for a row whose count differs from
 ///   the first row's;
 ///   `PATH: label column 5 is out of range for 3 fields` (the column as given);
-///   `PATH:LINE: field 2 ('x') is not a number` (the field as written).
+///   `PATH:LINE: field 2 ('x') is not a number` (the field as written);
+///   `PATH:LINE: label '1e300' is out of range for int64` for a label that is not
+///   finite or whose integer part does not fit in an int64 (converting such a
+///   double to an integer is undefined behaviour, not merely a wrong number).
 CsvDataset::CsvDataset(const std::string& path, std::int64_t label_column, bool has_header) {
   // BEGIN TASK week04.csv_dataset (replace the stub below with your code)
   KINDLING_TODO("week04.csv_dataset");

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <kindling/checked.hpp>
 #include <kindling/checkpoint.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>
@@ -46,7 +47,9 @@ void write_atomically(const std::filesystem::path& path, const std::string& byte
 /// 4. Each tensor entry has a known dtype, a shape of sizes >= 0 and data_offsets
 ///    [begin, end] whose length is numel * element size; sorted by begin, the
 ///    entries tile the data section exactly, from 0 to its end, with no overlap
-///    and no gap.
+///    and no gap. The shape itself must fit (checked_extent_bytes in
+///    <kindling/checked.hpp>: "shape [...] is too large for any tensor"), before
+///    anything multiplies its sizes, and every byte of a BOOL tensor is 0 or 1.
 /// Only then copy each tensor's bytes into a new tensor.
 /// The helpers in checkpoint_internal.hpp parse the header and map dtypes.
 namespace detail {

@@ -33,7 +33,10 @@ namespace kindling::data {
 ///   `PATH:LINE: expected 3 fields, got 2` for a row whose count differs from
 ///   the first row's;
 ///   `PATH: label column 5 is out of range for 3 fields` (the column as given);
-///   `PATH:LINE: field 2 ('x') is not a number` (the field as written).
+///   `PATH:LINE: field 2 ('x') is not a number` (the field as written);
+///   `PATH:LINE: label '1e300' is out of range for int64` for a label that is not
+///   finite or whose integer part does not fit in an int64 (converting such a
+///   double to an integer is undefined behaviour, not merely a wrong number).
 CsvDataset::CsvDataset(const std::string& path, std::int64_t label_column, bool has_header) {
   // BEGIN SOLUTION week04.csv_dataset
   std::ifstream in(path);
@@ -69,10 +72,14 @@ CsvDataset::CsvDataset(const std::string& path, std::int64_t label_column, bool 
       if (used == 0 || cell.find_first_not_of(" \t", used) != std::string::npos)
         throw Error(path + ":" + std::to_string(line_no) + ": field " + std::to_string(c + 1) + " ('" + cell +
                     "') is not a number");
-      if (c == label_at)
+      if (c == label_at) {
+        // -2^63 <= v < 2^63, written so that NaN fails too: casting anything else is undefined.
+        if (!(v >= -0x1p63 && v < 0x1p63))
+          throw Error(path + ":" + std::to_string(line_no) + ": label '" + cell + "' is out of range for int64");
         labels.push_back(static_cast<std::int64_t>(v));
-      else
+      } else {
         features.push_back(static_cast<float>(v));
+      }
     }
   }
   const auto rows = static_cast<std::int64_t>(labels.size());

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include <kindling/checked.hpp>
 #include <kindling/checkpoint.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>
@@ -76,7 +77,9 @@ void write_atomically(const std::filesystem::path& path, const std::string& byte
 /// 4. Each tensor entry has a known dtype, a shape of sizes >= 0 and data_offsets
 ///    [begin, end] whose length is numel * element size; sorted by begin, the
 ///    entries tile the data section exactly, from 0 to its end, with no overlap
-///    and no gap.
+///    and no gap. The shape itself must fit (checked_extent_bytes in
+///    <kindling/checked.hpp>: "shape [...] is too large for any tensor"), before
+///    anything multiplies its sizes, and every byte of a BOOL tensor is 0 or 1.
 /// Only then copy each tensor's bytes into a new tensor.
 /// The helpers in checkpoint_internal.hpp parse the header and map dtypes.
 namespace detail {
@@ -112,26 +115,22 @@ FileContents decode(const std::string& bytes, const std::string& name, bool requ
     if (e->begin != at) throw error("tensor '" + e->name + "': its data offsets overlap another's or leave a gap");
     if (e->end > data.size())
       throw error("tensor '" + e->name + "': its data runs past the end of the file (truncated?)");
-    // The byte count, with a guard: a damaged size must not overflow the product (a
-    // wrapped product could pass for a small tensor). Any zero size makes it 0; a
-    // product beyond 2^62 bytes cannot be right whatever else the shape says.
-    bool zero = false, too_big = false;
-    std::uint64_t bytes_needed = element_size(e->dtype);
-    for (const std::int64_t s : e->shape) {
-      const auto u = static_cast<std::uint64_t>(s);
-      if (u == 0)
-        zero = true;
-      else if (bytes_needed > (std::uint64_t{1} << 62) / u)  // far beyond any file
-        too_big = true;
-      else
-        bytes_needed *= u;
-    }
-    if (zero) bytes_needed = 0;
-    if (too_big && !zero)
-      throw error("tensor '" + e->name + "': shape " + to_string(e->shape) + " needs more bytes than the file holds");
+    // The shape's extent (every zero size counted as 1) must fit before anything
+    // multiplies it: a damaged size must not overflow the byte count (a wrapped product
+    // passes for a small tensor), nor the strides of a tensor with no elements at all
+    // ([0, 2^62, 2^62] has 0 bytes and a stride of 2^124).
+    if (!checked_extent_bytes(e->shape, element_size(e->dtype)))
+      throw error("tensor '" + e->name + "': shape " + to_string(e->shape) + " is too large for any tensor");
+    const auto bytes_needed = static_cast<std::uint64_t>(numel_of(e->shape)) * element_size(e->dtype);
     if (bytes_needed != e->end - e->begin)
       throw error("tensor '" + e->name + "': shape " + to_string(e->shape) + " needs " + std::to_string(bytes_needed) +
                   " bytes, its offsets give " + std::to_string(e->end - e->begin));
+    // A bool is one byte that holds 0 or 1; reading any other byte as a bool is undefined.
+    if (e->dtype == kBool)
+      for (std::uint64_t i = e->begin; i < e->end; ++i)
+        if (static_cast<unsigned char>(data[i]) > 1)
+          throw error("tensor '" + e->name + "': element " + std::to_string(i - e->begin) + " is the byte " +
+                      std::to_string(static_cast<unsigned char>(data[i])) + ", not a BOOL (0 or 1)");
     at = e->end;
   }
   if (at != data.size()) throw error("the data section has " + std::to_string(data.size() - at) + " unused bytes");
