@@ -132,24 +132,35 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
   }
   std::string first_failure;
   std::vector<std::string> stubs;  // distinct stub tasks reached, in order
-  for (const auto& suite : j["testsuites"]) {
-    for (const auto& test : suite.value("testsuite", nlohmann::json::array())) {
-      ++r.tests_total;
-      const auto& failures = test.value("failures", nlohmann::json::array());
-      if (failures.empty()) {
-        // A skipped test checked nothing: it is not a pass (a stub must not look done).
-        ++(test.value("result", "") == "SKIPPED" ? r.tests_skipped : r.tests_passed);
-        continue;
-      }
-      const std::string text = failures[0].value("failure", "");
-      const std::string name = test.value("name", "");
-      if (text.find(kNotImplementedTag) != std::string::npos) {
-        const std::string stub = stub_task(text);
-        if (std::find(stubs.begin(), stubs.end(), stub) == stubs.end()) stubs.push_back(stub);
-      } else if (first_failure.empty()) {
-        first_failure = name + ": " + tidy(text);
+  try {
+    for (const auto& suite : j["testsuites"]) {
+      for (const auto& test : suite.value("testsuite", nlohmann::json::array())) {
+        ++r.tests_total;
+        const auto& failures = test.value("failures", nlohmann::json::array());
+        if (failures.empty()) {
+          // A skipped test checked nothing: it is not a pass (a stub must not look done).
+          ++(test.value("result", "") == "SKIPPED" ? r.tests_skipped : r.tests_passed);
+          continue;
+        }
+        const std::string text = failures[0].value("failure", "");
+        const std::string name = test.value("name", "");
+        if (text.find(kNotImplementedTag) != std::string::npos) {
+          const std::string stub = stub_task(text);
+          if (std::find(stubs.begin(), stubs.end(), stub) == stubs.end()) stubs.push_back(stub);
+        } else if (first_failure.empty()) {
+          first_failure = name + ": " + tidy(text);
+        }
       }
     }
+  } catch (const nlohmann::json::exception& e) {
+    // Results of an unexpected shape (a student's code can write anywhere, the file too):
+    // this task fails, and the run goes on with the others.
+    r = TaskResult{};
+    r.task = task;
+    r.seconds = run.seconds;
+    r.status = Status::Failed;
+    r.message = std::string("the test program's results file is malformed (") + e.what() + ")";
+    return r;
   }
   if (r.tests_total == 0) {
     r.status = Status::Failed;

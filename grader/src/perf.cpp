@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 
 #include <nlohmann/json.hpp>
 
@@ -24,12 +25,18 @@ std::optional<double> perf_value(const PerfSpec& spec, const std::string& bench_
   }
   const bool higher_is_better = spec.full >= spec.zero;
   std::optional<double> worst;
-  for (const auto& b : j["benchmarks"]) {
-    // With repetitions only the aggregates are kept; use their medians.
-    if (b.contains("aggregate_name") && b["aggregate_name"] != "median") continue;
-    if (!b.contains(spec.counter)) continue;
-    const double v = b[spec.counter].get<double>();
-    if (!worst || (higher_is_better ? v < *worst : v > *worst)) worst = v;
+  try {
+    for (const auto& b : j.at("benchmarks")) {
+      // With repetitions only the aggregates are kept; use their medians.
+      if (!b.is_object()) throw std::invalid_argument("a benchmark entry is not an object");
+      if (b.contains("aggregate_name") && b["aggregate_name"] != "median") continue;
+      if (!b.contains(spec.counter)) continue;
+      const double v = b[spec.counter].get<double>();
+      if (!worst || (higher_is_better ? v < *worst : v > *worst)) worst = v;
+    }
+  } catch (const std::exception& e) {  // nlohmann's type errors, and the one above
+    error = std::string("the benchmark's results file is malformed (") + e.what() + ")";
+    return std::nullopt;
   }
   if (!worst) error = "no benchmark matching '" + spec.filter + "' reported '" + spec.counter + "'";
   return worst;

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -45,6 +46,36 @@ std::optional<Status> status_from(const std::string& s) {
   return std::nullopt;
 }
 
+// A whole number in [lo, hi] from a damaged file: nlohmann's get<int>() of a double is a
+// plain cast, undefined for 1e300, so an out-of-range number throws BadField instead and
+// the entry or line holding it is dropped.
+struct BadField : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+long long whole(const json& j, const char* key, long long fallback, long long lo, long long hi) {
+  const auto it = j.find(key);
+  if (it == j.end()) return fallback;
+  if (it->is_number_integer()) {
+    if (it->is_number_unsigned() ? it->get<unsigned long long>() > static_cast<unsigned long long>(hi)
+                                 : it->get<long long>() < lo || it->get<long long>() > hi)
+      throw BadField(key);
+    return it->get<long long>();
+  }
+  if (it->is_number_float()) {
+    const double v = it->get<double>();
+    if (!(v >= static_cast<double>(lo) && v <= static_cast<double>(hi)) ||
+        v != static_cast<double>(static_cast<long long>(v)))
+      throw BadField(key);
+    return static_cast<long long>(v);
+  }
+  throw BadField(key);
+}
+
+int count(const json& j, const char* key) {
+  return static_cast<int>(whole(j, key, 0, 0, std::numeric_limits<int>::max()));
+}
+
 std::string now_utc() {
   const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -72,9 +103,9 @@ void load_entry(const json& e, const Manifest& m, State& s) {
     r.perf_value = e.value("perf_value", 0.0);
     r.perf_message = e.value("perf_message", "");
     r.message = e.value("message", "");
-    r.tests_passed = e.value("tests_passed", 0);
-    r.tests_skipped = e.value("tests_skipped", 0);
-    r.tests_total = e.value("tests_total", 0);
+    r.tests_passed = count(e, "tests_passed");
+    r.tests_skipped = count(e, "tests_skipped");
+    r.tests_total = count(e, "tests_total");
     r.seconds = e.value("seconds", 0.0);
     s.latest[r.task.id] = r;
   }
@@ -97,6 +128,8 @@ State load_state(const fs::path& file, const Manifest& m) {
       load_entry(e, m, s);
     } catch (const json::exception&) {
       // a field of the wrong type: that entry is dropped, the rest is kept
+    } catch (const BadField&) {
+      // a count out of range: likewise
     }
   }
   return s;
@@ -131,10 +164,12 @@ std::vector<HistoryEntry> load_history(const fs::path& file) {
     const json j = json::parse(line, nullptr, false);
     if (j.is_discarded() || !j.is_object()) continue;
     try {
-      out.push_back({j.value("time", ""), j.value("score", 0.0), j.value("max_score", 0.0), j.value("passed", 0),
-                     j.value("total", 0)});
+      out.push_back({j.value("time", ""), j.value("score", 0.0), j.value("max_score", 0.0), count(j, "passed"),
+                     count(j, "total")});
     } catch (const json::exception&) {
       // a field of the wrong type: the line is skipped
+    } catch (const BadField&) {
+      // a count out of range: likewise
     }
   }
   return out;
@@ -155,7 +190,12 @@ void append_history(const fs::path& file, const HistoryEntry& e) {
 int hints_seen(const fs::path& file, const std::string& task_id) {
   const json j = read_json(file);
   const auto it = j.find(task_id);
-  return it != j.end() && it->is_number_integer() ? it->get<int>() : 0;
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  try {
+    return count(j, task_id.c_str());
+  } catch (const BadField&) {
+    return 0;
+  }
 }
 
 void set_hints_seen(const fs::path& file, const std::string& task_id, int n) {

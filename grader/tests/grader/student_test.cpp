@@ -174,6 +174,31 @@ TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
   EXPECT_EQ(h[1].time, e.time);
 }
 
+// Issue 35: nlohmann's get<int>() of 1e300 is a plain cast, undefined behaviour. A count out
+// of int's range, negative or fractional drops that entry or line like any other damage.
+TEST(GraderState, CountsOutOfRangeDropTheirEntryInsteadOfOverflowing) {
+  TempDir dir;
+  const Manifest m = two_tasks();
+  std::ofstream(dir.path / "big.json")
+      << R"({"tasks": [{"id": "week01.view", "status": "passed", "tests_passed": 1e300},
+                      {"id": "week01.view", "status": "passed", "tests_total": -1},
+                      {"id": "week01.view", "status": "passed", "tests_skipped": 2.5},
+                      {"id": "week01.view", "status": "passed", "tests_total": 18446744073709551615},
+                      {"id": "week01.reshape", "status": "failed", "tests_passed": 3.0, "message": "kept"}]})";
+  const State s = load_state(dir.path / "big.json", m);
+  ASSERT_EQ(s.latest.size(), 1u);
+  EXPECT_EQ(s.latest.at("week01.reshape").tests_passed, 3);
+  std::ofstream(dir.path / "h.jsonl") << R"({"passed": 1e300, "total": 2})"
+                                         "\n"
+                                      << R"({"passed": 1, "total": -1e19})"
+                                         "\n"
+                                      << R"({"passed": 1, "total": 2, "score": 5})"
+                                         "\n";
+  const auto h = load_history(dir.path / "h.jsonl");
+  ASSERT_EQ(h.size(), 1u);
+  EXPECT_EQ(h[0].total, 2);
+}
+
 TEST(GraderHints, ComeOneAtATimeAndStopAtTheLast) {
   TempDir dir;
   const Manifest m = two_tasks();
