@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "oracle_json.hpp"
+#include "sanitizers.hpp"
 #include "testing.hpp"
 
 using namespace kindling;
@@ -400,7 +401,7 @@ TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
     first = a.data_ptr();
   }
   const Tensor z = zeros({n});
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KINDLING_ASAN)
   EXPECT_NE(z.data_ptr(), first);  // the cache is off under AddressSanitizer: a freed buffer stays poisoned
 #else
   EXPECT_EQ(z.data_ptr(), first) << "the freed 2 MiB buffer was not reused";
@@ -409,7 +410,7 @@ TEST(EngineStorage, LargeBuffersAreRecycledAndFactoriesOverwriteThem) {
   const void* gradient = nullptr;  // the size of Linear(784, 256)'s weight gradient, 784 KiB
   { gradient = full({256, 784}, 1.0).data_ptr(); }
   const Tensor again = zeros({256, 784});
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(KINDLING_ASAN)
   EXPECT_EQ(again.data_ptr(), gradient) << "the freed 784 KiB buffer was not reused";
 #endif
   EXPECT_EQ(again.abs().max().item<float>(), 0.0f);

@@ -16,6 +16,7 @@
 #endif
 
 #include "oracle_json.hpp"
+#include "sanitizers.hpp"
 #include "testing.hpp"
 
 namespace kindling::testing {
@@ -345,7 +346,7 @@ TEST(week04_pin_memory, BuffersAreRecycledNotLockedAnew) {
 }
 
 TEST(week04_pin_memory, VmLckRisesWhilePinnedAndFallsAfter) {
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(KINDLING_SANITIZED)
   GTEST_SKIP() << "the sanitizers intercept mlock and do nothing, so VmLck cannot rise under them";
 #endif
   const std::int64_t before = vm_locked_kb();
