@@ -428,3 +428,15 @@ TEST(EngineCasts, ConversionsLoseDataAsPyTorchDoes) {
   expect_values(tensor(std::vector<std::int64_t>{1 << 24, (1 << 24) + 1, (1 << 24) + 3}).to(kFloat32),
                 values_from_json(c.at("int64_to_float32")), 0, 0);
 }
+
+// A sum or product of int64 that overflows wraps around, as PyTorch's does (two's complement),
+// instead of the undefined behaviour of a signed overflow in C++ (found by fuzzing decode).
+// PyTorch 1.13: torch.tensor([2**62] * 3).sum() -> -4611686018427387904,
+// torch.tensor([2**62, 4]).prod() -> 0, an int32 sum promotes to int64.
+TEST(EngineReductions, IntegerSumsAndProductsWrapAroundAsInPyTorch) {
+  const std::int64_t big = std::int64_t{1} << 62;
+  EXPECT_EQ(tensor(std::vector<std::int64_t>{big, big, big}).sum().item<std::int64_t>(), -4611686018427387904LL);
+  EXPECT_EQ(tensor(std::vector<std::int64_t>(20, big)).sum().item<std::int64_t>(), 0);  // the 8-way loop too
+  EXPECT_EQ(prod(tensor(std::vector<std::int64_t>{big, 4})).item<std::int64_t>(), 0);
+  EXPECT_EQ(tensor(std::vector<std::int32_t>{2147483647, 5}).sum().item<std::int64_t>(), 2147483652LL);
+}

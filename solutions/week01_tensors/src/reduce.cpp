@@ -18,15 +18,30 @@ namespace {
 
 enum class Red { Sum, Prod, Max, Min };
 
+// Integer sums and products wrap around on overflow, as PyTorch's do (two's complement):
+// they are computed in the unsigned type, since a signed overflow is undefined behaviour in
+// C++ (found by fuzzing a checkpoint of large int64 values). Floating types are themselves.
+template <class A>
+struct WrappingOf {
+  using type = A;
+};
+template <class A>
+requires(std::is_integral_v<A> && !std::is_same_v<A, bool>) struct WrappingOf<A> {
+  using type = std::make_unsigned_t<A>;
+};
+template <class A>
+using Wrapping = typename WrappingOf<A>::type;
+
 template <class T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
 
 template <Red R, class A, class T>
 A combine(A acc, T v) {
+  using W = Wrapping<A>;
   if constexpr (R == Red::Sum)
-    return acc + static_cast<A>(v);
+    return static_cast<A>(static_cast<W>(acc) + static_cast<W>(static_cast<A>(v)));
   else if constexpr (R == Red::Prod)
-    return acc * static_cast<A>(v);
+    return static_cast<A>(static_cast<W>(acc) * static_cast<W>(static_cast<A>(v)));
   else {
     if constexpr (std::is_floating_point_v<T>)
       if (v != v) return v;  // NaN propagates
@@ -90,13 +105,15 @@ void reduce_run(std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int6
       *out = total;
     } else if constexpr (R == Red::Sum) {
       // Eight independent partial sums let the compiler keep several vector adds in flight.
-      A part[8] = {};
+      using W = Wrapping<A>;
+      W part[8] = {};
       std::int64_t i = 0;
       for (; i + 8 <= n; i += 8)
-        for (int j = 0; j < 8; ++j) part[j] += static_cast<A>(in[i + j]);
-      A a = *out;
-      for (; i < n; ++i) a += static_cast<A>(in[i]);
-      *out = a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7])));
+        for (int j = 0; j < 8; ++j) part[j] += static_cast<W>(static_cast<A>(in[i + j]));
+      W a = static_cast<W>(*out);
+      for (; i < n; ++i) a += static_cast<W>(static_cast<A>(in[i]));
+      *out = static_cast<A>(
+          a + (((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))));
     } else {
       A a = *out;
       for (std::int64_t i = 0; i < n; ++i) a = combine<R>(a, in[i]);
