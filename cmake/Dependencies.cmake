@@ -16,6 +16,7 @@ kindling_require(GTest libgtest-dev)
 kindling_require(benchmark libbenchmark-dev)
 kindling_require(nlohmann_json nlohmann-json3-dev)
 kindling_require(CLI11 libcli11-dev)
+kindling_require(Boost libboost-context-dev CONFIG COMPONENTS context)  # week 6: fibers for the CUDA simulator
 find_package(OpenMP QUIET)
 find_package(Doxygen QUIET)
 
@@ -41,6 +42,16 @@ if(NOT KINDLING_CUDA STREQUAL "OFF")
   endif()
 endif()
 if(KINDLING_HAS_CUDA)
+  # Week 6's kernels compile for the device too. Architectures: the A100 and the H100 (CUDA 13's
+  # oldest target is 7.5); a machine without a GPU cannot detect its own. nvcc's C++ standard
+  # is passed by hand (cmake/Kernels.cmake): CMake 3.25 drops CUDA_STANDARD 20 for nvcc.
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
+    set(CMAKE_CUDA_ARCHITECTURES 80 90)
+  endif()
+  if(CCACHE_PROGRAM AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
+    set(CMAKE_CUDA_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+  endif()
+  enable_language(CUDA)
   message(STATUS "Kindling: CUDA ${CUDAToolkit_VERSION} (${CUDAToolkit_LIBRARY_DIR}); CUDA tests skip without a device")
 else()
   message(STATUS "Kindling: without CUDA (KINDLING_CUDA=${KINDLING_CUDA}); pinned memory is mlock'ed")

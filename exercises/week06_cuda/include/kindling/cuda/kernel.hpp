@@ -1,0 +1,39 @@
+#pragma once
+/// @file kernel.hpp
+/// What every kernel file (`.cu`) includes. One kernel source, two builds:
+/// - **the device build** (nvcc): CUDA's own built-ins; `DevPtr<T>` is a plain `T*`, and
+///   `launch<kernel>(config, args...)` is `kernel<<<grid, block, shared, stream>>>(args...)`.
+/// - **the simulator build** (the host compiler, always): the kit's built-ins
+///   (<kindling/cuda/sim.hpp>), a checked `DevPtr<T>`, and `launch<kernel>` runs the grid on
+///   the CUDA simulator, which reports what a GPU does not tell you: out-of-bounds and
+///   use-after-free accesses, reads of memory never written, a `__syncthreads` that not every
+///   thread reaches, warp operations whose lanes never meet, and results that depend on the
+///   order in which threads run.
+///
+/// Dynamic shared memory: `KINDLING_DYNAMIC_SHARED(float, buf);` inside the kernel (under
+/// nvcc `extern __shared__ float buf[];`, in the simulator a checked pointer to the block's
+/// `config.shared_bytes`).
+
+#include <kindling/cuda/launch_config.hpp>
+
+#if defined(__CUDACC__)
+#include <stdexcept>
+
+namespace kindling::cuda {
+/// A pointer to device memory: a plain pointer in the device build.
+template <class T>
+using DevPtr = T*;
+
+/// Launches `Kernel` on the device, after checking `config` against CUDA's limits.
+template <auto Kernel, class... Args>
+void launch(const LaunchConfig& config, Args... args) {
+  if (const std::string why = check_launch_config(config); !why.empty()) throw std::invalid_argument(why);
+  Kernel<<<::dim3(config.grid.x, config.grid.y, config.grid.z), ::dim3(config.block.x, config.block.y, config.block.z),
+           config.shared_bytes, static_cast<cudaStream_t>(config.stream)>>>(args...);
+}
+}  // namespace kindling::cuda
+
+#define KINDLING_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#else
+#include <kindling/cuda/sim.hpp>
+#endif

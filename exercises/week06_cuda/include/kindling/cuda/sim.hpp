@@ -1,0 +1,415 @@
+#pragma once
+/// @file sim.hpp
+/// The CUDA simulator's side of a kernel file: CUDA's built-ins for the host compiler, a
+/// checked device pointer, and `launch`. Included through <kindling/cuda/kernel.hpp> when
+/// nvcc is not the compiler; never under nvcc.
+///
+/// How a launch runs: one block at a time; each CUDA thread of the block is a fiber (its own
+/// stack, switched in user space), and the kit's scheduler resumes the block's threads one
+/// after another until each exits or waits (at `__syncthreads`, or at a warp operation). When
+/// every thread waits, the scheduler checks that they wait at the same barrier, and releases
+/// them. A launch is run several times, in different thread orders (forward, reverse,
+/// shuffled), from the same snapshot of device memory: a result that depends on the order is
+/// a race, reported as one. What it cannot tell you: speed, coalescing, bank conflicts,
+/// occupancy, the memory model.
+///
+/// Note: static `__shared__` arrays are function-local statics here (one block runs at a
+/// time, so its threads share them); the simulator cannot locate them, so they are neither
+/// poisoned nor bounds-checked. Dynamic shared memory (KINDLING_DYNAMIC_SHARED) is both.
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <source_location>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include <kindling/cuda/launch_config.hpp>
+#include <kindling/error.hpp>
+
+namespace kindling::cuda {
+
+/// A kernel did something CUDA leaves undefined (or that hangs a GPU): the message names
+/// the kernel, the block, the thread and what happened.
+class KernelError : public Error {
+ public:
+  using Error::Error;
+};
+
+namespace sim {
+
+/// One device allocation of the simulated device. Records outlive the memory (a freed
+/// allocation keeps its record, so that a later access is reported as a use after free).
+struct Allocation {
+  std::uint64_t id = 0;                        ///< 1, 2, ... in allocation order
+  std::byte* data = nullptr;                   ///< the bytes (null once freed)
+  std::size_t bytes = 0;                       ///< its size
+  std::size_t element_size = 1;                ///< of the type it was allocated as
+  std::string type;                            ///< that type's name ("float"), for messages
+  bool freed = false;                          ///< cudaFree'd
+  bool shared = false;                         ///< a block's dynamic shared memory
+  std::vector<std::uint8_t> shadow;            ///< per byte: kWritten, kAtomic
+  static constexpr std::uint8_t kWritten = 1;  ///< shadow bit: the byte was written
+  static constexpr std::uint8_t kAtomic = 2;   ///< shadow bit: an atomic touched it (not compared for races)
+  /// "allocation #3 (256 floats)" or "the block's dynamic shared memory (64 floats)".
+  std::string describe() const;
+};
+
+/// A new allocation of `bytes` (poisoned: never written), as `type`.
+Allocation* allocate(std::size_t bytes, std::size_t element_size, const std::string& type);
+/// Frees it (its record stays, marked freed). Freeing twice is a KernelError.
+void release(Allocation* a);
+/// Bytes allocated and not freed, and the cap beyond which allocate() fails with CUDA's
+/// out-of-memory error.
+std::size_t bytes_in_use();
+/// Sets the simulated device's capacity (default 1 GiB).
+void set_capacity(std::size_t bytes);
+/// Copies host bytes into an allocation (they count as written).
+void copy_to_device(Allocation* a, std::size_t offset, const void* src, std::size_t bytes);
+/// Copies an allocation's bytes to the host; each must have been written.
+void copy_to_host(void* dst, const Allocation* a, std::size_t offset, std::size_t bytes);
+/// cudaMemset: `bytes` bytes of value `value` from `offset` (they count as written).
+void set_bytes(Allocation* a, std::size_t offset, int value, std::size_t bytes);
+
+/// Reports a bad access (out of bounds, freed, never written) from the running kernel or the
+/// host. Never returns.
+[[noreturn]] void access_error(const Allocation* a, std::int64_t offset, std::size_t bytes, bool write);
+/// Marks bytes written (and, for an atomic, excluded from the race check's comparison).
+void mark(Allocation* a, std::int64_t offset, std::size_t bytes, std::uint8_t bits);
+
+/// The running thread's position, as CUDA's built-ins give it.
+struct Coordinates {
+  /// CUDA's uint3.
+  struct U3 {
+    unsigned x;  ///< along x
+    unsigned y;  ///< along y
+    unsigned z;  ///< along z
+  };
+  U3 thread;     ///< threadIdx
+  U3 block;      ///< blockIdx
+  U3 block_dim;  ///< blockDim
+  U3 grid_dim;   ///< gridDim
+};
+/// Of the simulated thread running now; throws KernelError outside a kernel.
+const Coordinates& coords();
+
+/// __syncthreads and its counting forms: waits until every thread of the block arrives at this
+/// barrier (the site identifies it). Returns the count, and or or of `predicate`.
+int barrier(int predicate, int mode, const std::source_location& where);
+/// A warp operation: waits until every lane in `mask` arrives at a warp operation with the
+/// same mask, then returns this lane's result. `op`: 0 sync, 1 shfl (arg: src lane),
+/// 2 shfl_up (delta), 3 shfl_down (delta), 4 shfl_xor (lane mask), 5 ballot.
+std::uint64_t warp_op(unsigned mask, int op, std::uint64_t value, int arg, int width,
+                      const std::source_location& where);
+/// The lanes of the running thread's warp that have not exited.
+unsigned active_mask();
+
+/// The bytes and name of a launch, and its body (the kernel call with its arguments).
+void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context);
+
+/// How many thread orders each launch is run in (1: no race check). Default 3.
+void set_race_check_orders(int orders);
+/// The number set by set_race_check_orders.
+int race_check_orders();
+
+/// The running block's dynamic shared memory.
+Allocation* dynamic_shared();
+
+/// Counters of the last launch, for grading on traffic instead of time.
+struct Counters {
+  std::uint64_t global_loads = 0;   ///< elements read from device memory
+  std::uint64_t global_stores = 0;  ///< elements written to device memory
+  std::uint64_t shared_loads = 0;   ///< elements read from dynamic shared memory
+  std::uint64_t shared_stores = 0;  ///< elements written to dynamic shared memory
+  std::uint64_t barriers = 0;       ///< __syncthreads completed by a block
+  std::uint64_t threads = 0;        ///< threads run
+  std::uint64_t switches = 0;       ///< times a thread waited and was resumed
+};
+/// Of the last launch (one order's worth).
+Counters last_counters();
+/// The running launch's counters (for DevPtr's accesses).
+Counters& counters();
+
+/// The name of T for messages: "float", "int", ...
+template <class T>
+std::string type_name() {
+  using U = std::remove_cv_t<T>;
+  if constexpr (std::is_same_v<U, float>) return "float";
+  if constexpr (std::is_same_v<U, double>) return "double";
+  if constexpr (std::is_same_v<U, int>) return "int";
+  if constexpr (std::is_same_v<U, unsigned>) return "unsigned";
+  if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
+  if constexpr (std::is_same_v<U, std::uint8_t>) return "uint8";
+  return "element";
+}
+
+}  // namespace sim
+
+template <class T>
+class DevPtr;
+
+/// What `p[i]` gives in the simulator: a checked reference. Reading it checks that the bytes
+/// were written; writing checks bounds and marks them written.
+template <class T>
+class Ref {
+ public:
+  /// The element of `a` at byte `offset`.
+  Ref(sim::Allocation* a, std::int64_t offset) : a_(a), offset_(offset) {}
+  /// Reads the value (a KernelError if out of bounds, freed or never written).
+  operator std::remove_const_t<T>() const {  // NOLINT(google-explicit-constructor)
+    check(false);
+    ++(a_->shared ? sim::counters().shared_loads : sim::counters().global_loads);
+    std::remove_const_t<T> v;
+    std::memcpy(&v, a_->data + offset_, sizeof(T));
+    return v;
+  }
+  /// Writes `v`.
+  Ref& operator=(const std::remove_const_t<T>& v) {
+    static_assert(!std::is_const_v<T>, "writing through a pointer to const");
+    check(true);
+    ++(a_->shared ? sim::counters().shared_stores : sim::counters().global_stores);
+    std::memcpy(a_->data + offset_, &v, sizeof(T));
+    sim::mark(a_, offset_, sizeof(T), sim::Allocation::kWritten);
+    return *this;
+  }
+  /// Writes the value another reference reads (a[i] = b[j]).
+  Ref& operator=(const Ref& other) { return *this = static_cast<std::remove_const_t<T>>(other); }
+  /// Writes the value a reference of another element type reads (a[i] = b[j], b const).
+  template <class U>
+  Ref& operator=(const Ref<U>& other) {
+    return *this = static_cast<std::remove_const_t<T>>(static_cast<std::remove_const_t<U>>(other));
+  }
+  /// Read-modify-write forms.
+  Ref& operator+=(const std::remove_const_t<T>& v) { return *this = static_cast<std::remove_const_t<T>>(*this) + v; }
+  /// Read, subtract, write.
+  Ref& operator-=(const std::remove_const_t<T>& v) { return *this = static_cast<std::remove_const_t<T>>(*this) - v; }
+  /// Read, multiply, write.
+  Ref& operator*=(const std::remove_const_t<T>& v) { return *this = static_cast<std::remove_const_t<T>>(*this) * v; }
+  /// Read, divide, write.
+  Ref& operator/=(const std::remove_const_t<T>& v) { return *this = static_cast<std::remove_const_t<T>>(*this) / v; }
+  /// &p[i]: a checked pointer to the element.
+  DevPtr<T> operator&() const { return DevPtr<T>(a_, offset_); }  // NOLINT(google-runtime-operator)
+
+ private:
+  void check(bool write) const {
+    if (a_->freed || offset_ < 0 || static_cast<std::size_t>(offset_) + sizeof(T) > a_->bytes)
+      sim::access_error(a_, offset_, sizeof(T), write);
+    if (!write)
+      for (std::size_t b = 0; b < sizeof(T); ++b)
+        if (!(a_->shadow[static_cast<std::size_t>(offset_) + b] & sim::Allocation::kWritten))
+          sim::access_error(a_, offset_, sizeof(T), write);
+  }
+  sim::Allocation* a_;
+  std::int64_t offset_;
+};
+
+/// A pointer to device memory. In the device build it is a plain `T*`; here it remembers its
+/// allocation, so that every access through it is checked.
+template <class T>
+class DevPtr {
+ public:
+  /// A null pointer.
+  DevPtr() = default;
+  /// Byte `offset` into allocation `a`.
+  DevPtr(sim::Allocation* a, std::int64_t offset) : a_(a), offset_(offset) {}
+  /// To a pointer to const.
+  operator DevPtr<const T>() const { return DevPtr<const T>(a_, offset_); }  // NOLINT(google-explicit-constructor)
+  /// Element i (checked when read or written).
+  Ref<T> operator[](std::int64_t i) const { return Ref<T>(checked(), offset_ + i * std::int64_t{sizeof(T)}); }
+  /// The element pointed to.
+  Ref<T> operator*() const { return (*this)[0]; }
+  /// i elements further.
+  DevPtr operator+(std::int64_t i) const { return DevPtr(a_, offset_ + i * std::int64_t{sizeof(T)}); }
+  /// i elements back.
+  DevPtr operator-(std::int64_t i) const { return DevPtr(a_, offset_ - i * std::int64_t{sizeof(T)}); }
+  /// i elements further.
+  DevPtr& operator+=(std::int64_t i) { return *this = *this + i; }
+  /// i elements back.
+  DevPtr& operator-=(std::int64_t i) { return *this = *this - i; }
+  /// One element further.
+  DevPtr& operator++() { return *this += 1; }
+  /// Elements between two pointers into the same allocation.
+  std::int64_t operator-(const DevPtr& o) const { return (offset_ - o.offset_) / std::int64_t{sizeof(T)}; }
+  /// The same element of the same allocation.
+  bool operator==(const DevPtr& o) const { return a_ == o.a_ && offset_ == o.offset_; }
+  /// Not null.
+  explicit operator bool() const { return a_ != nullptr; }
+  /// The allocation and the byte offset (the runtime's copies use them).
+  sim::Allocation* allocation() const { return a_; }
+  /// The byte offset into allocation().
+  std::int64_t byte_offset() const { return offset_; }
+
+ private:
+  sim::Allocation* checked() const {
+    if (!a_) sim::access_error(nullptr, offset_, sizeof(T), false);
+    return a_;
+  }
+  sim::Allocation* a_ = nullptr;
+  std::int64_t offset_ = 0;
+};
+
+namespace sim {
+/// The running block's dynamic shared memory as a T array.
+template <class T>
+DevPtr<T> dynamic_shared_as() {
+  Allocation* a = dynamic_shared();
+  if (a->type == "byte") {  // name the elements in messages as the kernel sees them
+    a->type = type_name<T>();
+    a->element_size = sizeof(T);
+  }
+  return DevPtr<T>(a, 0);
+}
+
+/// "add_kernel" from __PRETTY_FUNCTION__ of launch<add_kernel>.
+std::string kernel_name_from(const char* pretty);
+}  // namespace sim
+
+/// Runs `Kernel` on the simulator: every block of `config.grid`, every thread of
+/// `config.block`, in the thread orders set by sim::set_race_check_orders. Throws
+/// std::invalid_argument for a configuration beyond CUDA's limits, KernelError for what a
+/// kernel does wrong.
+template <auto Kernel, class... Args>
+void launch(const LaunchConfig& config, Args... args) {
+  static const std::string name = sim::kernel_name_from(__PRETTY_FUNCTION__);
+  struct Call {
+    std::tuple<Args...> args;
+    static void run(void* self) { std::apply(Kernel, static_cast<Call*>(self)->args); }
+  } call{std::tuple<Args...>(args...)};
+  sim::run_grid(name.c_str(), config, &Call::run, &call);
+}
+
+}  // namespace kindling::cuda
+
+// ---- CUDA's built-ins, for the kernel files compiled by the host compiler ------------------
+// (CUDA's own API, as NVIDIA's CUDA C++ Programming Guide documents it: not in the kit's reference.)
+/// @cond CUDA_BUILTINS
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __shared__ static
+#define threadIdx (::kindling::cuda::sim::coords().thread)
+#define blockIdx (::kindling::cuda::sim::coords().block)
+#define blockDim (::kindling::cuda::sim::coords().block_dim)
+#define gridDim (::kindling::cuda::sim::coords().grid_dim)
+#define KINDLING_DYNAMIC_SHARED(T, name) \
+  ::kindling::cuda::DevPtr<T> name = ::kindling::cuda::sim::dynamic_shared_as<T>()
+
+inline constexpr int warpSize = 32;
+
+inline void __syncthreads(const std::source_location& where = std::source_location::current()) {
+  ::kindling::cuda::sim::barrier(0, 0, where);
+}
+inline int __syncthreads_count(int p, const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::barrier(p, 1, where);
+}
+inline int __syncthreads_and(int p, const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::barrier(p, 2, where);
+}
+inline int __syncthreads_or(int p, const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::barrier(p, 3, where);
+}
+inline void __syncwarp(unsigned mask = 0xffffffffu,
+                       const std::source_location& where = std::source_location::current()) {
+  ::kindling::cuda::sim::warp_op(mask, 0, 0, 0, warpSize, where);
+}
+inline unsigned __activemask() { return ::kindling::cuda::sim::active_mask(); }
+
+namespace kindling::cuda::sim {
+template <class T>
+T shuffle(unsigned mask, T var, int op, int arg, int width, const std::source_location& where) {
+  static_assert(sizeof(T) <= 8 && std::is_trivially_copyable_v<T>, "warp shuffles move up to 8 bytes");
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &var, sizeof(T));
+  bits = warp_op(mask, op, bits, arg, width, where);
+  T out;
+  std::memcpy(&out, &bits, sizeof(T));
+  return out;
+}
+}  // namespace kindling::cuda::sim
+
+template <class T>
+T __shfl_sync(unsigned mask, T var, int src, int width = warpSize,
+              const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::shuffle(mask, var, 1, src, width, where);
+}
+template <class T>
+T __shfl_up_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                 const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::shuffle(mask, var, 2, static_cast<int>(delta), width, where);
+}
+template <class T>
+T __shfl_down_sync(unsigned mask, T var, unsigned delta, int width = warpSize,
+                   const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::shuffle(mask, var, 3, static_cast<int>(delta), width, where);
+}
+template <class T>
+T __shfl_xor_sync(unsigned mask, T var, int lane_mask, int width = warpSize,
+                  const std::source_location& where = std::source_location::current()) {
+  return ::kindling::cuda::sim::shuffle(mask, var, 4, lane_mask, width, where);
+}
+inline unsigned __ballot_sync(unsigned mask, int predicate,
+                              const std::source_location& where = std::source_location::current()) {
+  return static_cast<unsigned>(::kindling::cuda::sim::warp_op(mask, 5, predicate != 0, 0, warpSize, where));
+}
+inline int __any_sync(unsigned mask, int predicate, const std::source_location& w = std::source_location::current()) {
+  return __ballot_sync(mask, predicate, w) != 0;
+}
+inline int __all_sync(unsigned mask, int predicate, const std::source_location& w = std::source_location::current()) {
+  return __ballot_sync(mask, predicate, w) == __ballot_sync(mask, 1, w);
+}
+
+// Atomics: the simulator runs one thread at a time, so a read-modify-write is atomic. Bytes
+// an atomic touched are left out of the race check's comparison (atomic float sums differ in
+// rounding with the order, which is no race).
+namespace kindling::cuda::sim {
+template <class T, class F>
+T atomic_rmw(DevPtr<T> p, F f) {
+  const T old = p[0];
+  p[0] = f(old);
+  mark(p.allocation(), p.byte_offset(), sizeof(T), Allocation::kAtomic);
+  return old;
+}
+template <class T, class F>
+T atomic_rmw(T* p, F f) {
+  const T old = *p;
+  *p = f(old);
+  return old;
+}
+}  // namespace kindling::cuda::sim
+
+template <class P, class T>
+auto atomicAdd(P p, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [v](auto old) { return static_cast<decltype(old)>(old + v); });
+}
+template <class P, class T>
+auto atomicSub(P p, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [v](auto old) { return static_cast<decltype(old)>(old - v); });
+}
+template <class P, class T>
+auto atomicMax(P p, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [v](auto old) { return old < v ? static_cast<decltype(old)>(v) : old; });
+}
+template <class P, class T>
+auto atomicMin(P p, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [v](auto old) { return v < old ? static_cast<decltype(old)>(v) : old; });
+}
+template <class P, class T>
+auto atomicExch(P p, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [v](auto) { return v; });
+}
+template <class P, class T>
+auto atomicCAS(P p, T compare, T v) {
+  return ::kindling::cuda::sim::atomic_rmw(p, [compare, v](auto old) { return old == compare ? v : old; });
+}
+
+// Math intrinsics: the fast forms are the exact ones here.
+inline float __expf(float x) { return std::exp(x); }
+inline float __logf(float x) { return std::log(x); }
+inline float __fdividef(float a, float b) { return a / b; }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline float __saturatef(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+/// @endcond
