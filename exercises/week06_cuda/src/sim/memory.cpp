@@ -98,7 +98,7 @@ void check_host_range(const Allocation* a, std::size_t offset, std::size_t bytes
 
 void copy_to_device(Allocation* a, std::size_t offset, const void* src, std::size_t bytes) {
   check_host_range(a, offset, bytes, "cudaMemcpy to the device");
-  std::memcpy(a->data + offset, src, bytes);
+  if (bytes) std::memcpy(a->data + offset, src, bytes);  // (a null source is undefined even for 0 bytes)
   mark(a, static_cast<std::int64_t>(offset), bytes, Allocation::kWritten);
 }
 
@@ -109,7 +109,7 @@ void copy_to_host(void* dst, const Allocation* a, std::size_t offset, std::size_
       throw KernelError("cudaMemcpy to the host: byte " + std::to_string(offset + b) + " of " + a->describe() +
                         " was never written (no kernel or copy stored it: a memset or copy of too few bytes, or "
                         "a kernel that skips some elements?)");
-  std::memcpy(dst, a->data + offset, bytes);
+  if (bytes) std::memcpy(dst, a->data + offset, bytes);
 }
 
 void set_bytes(Allocation* a, std::size_t offset, int value, std::size_t bytes) {

@@ -6,8 +6,7 @@
 // in user space in tens of nanoseconds; glibc's swapcontext takes microseconds, as it saves
 // the signal mask with a system call). Stacks come from a pool, each with a guard page below
 // it, so that a kernel whose recursion overflows its stack crashes instead of writing over
-// its neighbour's. Under AddressSanitizer the ucontext flavour is used, which tells the
-// sanitizer about each switch.
+// its neighbour's.
 
 #include "simulator_internal.hpp"
 
@@ -18,10 +17,6 @@
 #define KINDLING_SIM_ASAN 1
 #endif
 #endif
-#if defined(KINDLING_SIM_ASAN)
-#define BOOST_USE_UCONTEXT
-#define BOOST_USE_ASAN
-#endif
 #if defined(__SANITIZE_THREAD__)
 #define KINDLING_SIM_TSAN 1
 #elif defined(__has_feature)
@@ -29,8 +24,10 @@
 #define KINDLING_SIM_TSAN 1
 #endif
 #endif
+#if defined(KINDLING_SIM_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
 #if defined(KINDLING_SIM_TSAN)
-// ThreadSanitizer must be told of every switch between stacks (Boost 1.74 does not tell it).
 extern "C" {
 void* __tsan_get_current_fiber();
 void* __tsan_create_fiber(unsigned flags);
@@ -58,22 +55,72 @@ namespace ctx = boost::context;
 
 namespace {
 
-// ---- telling ThreadSanitizer about switches (no-ops elsewhere) -----------------------------------
+// ---- telling the sanitizers about switches between stacks (no-ops elsewhere) -------------------
+// Boost 1.74's fcontext fibers tell neither AddressSanitizer nor ThreadSanitizer. Without
+// this, ASan takes an exception thrown on a fiber's stack for a stack overflow.
+struct FiberMarks {
+  void* tsan = nullptr;          // ThreadSanitizer's handle of the fiber
+  void* asan_fake = nullptr;     // AddressSanitizer's fake stack, while the fiber is away
+  const void* bottom = nullptr;  // the fiber's stack
+  std::size_t size = 0;
+};
 #if defined(KINDLING_SIM_TSAN)
-thread_local void* tl_scheduler_fiber = nullptr;
-void* tsan_new_fiber() { return __tsan_create_fiber(0); }
-void tsan_delete_fiber(void* f) { __tsan_destroy_fiber(f); }
-void tsan_enter(void* f) {
-  tl_scheduler_fiber = __tsan_get_current_fiber();
-  __tsan_switch_to_fiber(f, 0);
-}
-void tsan_leave() { __tsan_switch_to_fiber(tl_scheduler_fiber, 0); }
-#else
-void* tsan_new_fiber() { return nullptr; }
-void tsan_delete_fiber(void*) {}
-void tsan_enter(void*) {}
-void tsan_leave() {}
+thread_local void* tl_sched_tsan = nullptr;
 #endif
+#if defined(KINDLING_SIM_ASAN)
+thread_local void* tl_sched_asan_fake = nullptr;
+thread_local const void* tl_sched_bottom = nullptr;
+thread_local std::size_t tl_sched_size = 0;
+#endif
+
+void marks_create(FiberMarks& m) {
+#if defined(KINDLING_SIM_TSAN)
+  m.tsan = __tsan_create_fiber(0);
+#else
+  (void)m;
+#endif
+}
+void marks_destroy(FiberMarks& m) {
+#if defined(KINDLING_SIM_TSAN)
+  __tsan_destroy_fiber(m.tsan);
+#else
+  (void)m;
+#endif
+}
+// On the scheduler's stack, about to switch to the fiber, and back from it.
+void before_entering(FiberMarks& m) {
+#if defined(KINDLING_SIM_TSAN)
+  tl_sched_tsan = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(m.tsan, 0);
+#endif
+#if defined(KINDLING_SIM_ASAN)
+  __sanitizer_start_switch_fiber(&tl_sched_asan_fake, m.bottom, m.size);
+#endif
+  (void)m;
+}
+void after_returning() {
+#if defined(KINDLING_SIM_ASAN)
+  __sanitizer_finish_switch_fiber(tl_sched_asan_fake, nullptr, nullptr);
+#endif
+}
+// On the fiber's stack, just in (first entry or back from a wait), and about to leave;
+// `ending`: the fiber will not be resumed again.
+void after_entering(FiberMarks& m) {
+#if defined(KINDLING_SIM_ASAN)
+  __sanitizer_finish_switch_fiber(m.asan_fake, &tl_sched_bottom, &tl_sched_size);
+#endif
+  (void)m;
+}
+void before_leaving(FiberMarks& m, bool ending) {
+#if defined(KINDLING_SIM_TSAN)
+  __tsan_switch_to_fiber(tl_sched_tsan, 0);
+#endif
+#if defined(KINDLING_SIM_ASAN)
+  __sanitizer_start_switch_fiber(ending ? nullptr : &m.asan_fake, tl_sched_bottom, tl_sched_size);
+#endif
+  (void)m;
+  (void)ending;
+}
 
 // ---- fiber stacks: pooled, each with a guard page ----------------------------------------------
 #if defined(KINDLING_SIM_ASAN)
@@ -98,6 +145,7 @@ class StackPool {
     ctx::stack_context s;
     s.size = kStackBytes;
     s.sp = static_cast<char*>(base) + page() + kStackBytes;
+    last_bottom = static_cast<char*>(base) + page();
     return s;
   }
   void deallocate(ctx::stack_context& s) { free_.push_back(static_cast<char*>(s.sp) - kStackBytes - page()); }
@@ -111,6 +159,9 @@ class StackPool {
     return p;
   }
   std::vector<void*> free_;
+
+ public:
+  const void* last_bottom = nullptr;  // of the stack allocate() gave last
 };
 
 StackPool& stack_pool() {
@@ -128,18 +179,13 @@ struct PooledStack {
 enum class Wait { Running, Barrier, Warp, Exited };
 
 struct SimThread {
-  SimThread() = default;
+  SimThread() { marks_create(marks); }
   SimThread(const SimThread&) = delete;
   SimThread& operator=(const SimThread&) = delete;
-  ~SimThread() {
-    if (fiber && started) tsan_enter(tsan);  // its stack unwinds in the destructor below
-    fiber = {};
-    tsan_delete_fiber(tsan);
-  }
+  ~SimThread() { marks_destroy(marks); }  // every fiber has ended by now (abort_block)
   Coordinates c{};
   unsigned linear = 0;
-  bool started = false;
-  void* tsan = tsan_new_fiber();
+  FiberMarks marks;
   ctx::fiber fiber;  // resumes this thread
   ctx::fiber back;   // resumes the scheduler (held while this thread runs)
   Wait wait = Wait::Running;
@@ -161,7 +207,12 @@ struct Launch {
   Allocation shared;  // the block's dynamic shared memory, reset for each block
 };
 
+// Thrown on a fiber's stack when its block is torn down: the kernel's frames unwind by an
+// ordinary exception, and the fiber ends normally (never Boost's forced unwinding).
+struct BlockAborted {};
+
 struct Block {
+  bool aborting = false;
   Launch* launch = nullptr;
   std::deque<SimThread> threads;  // never moved: fibers hold their addresses
 };
@@ -199,19 +250,30 @@ std::string thread_name(const SimThread& t) { return "thread " + xyz(t.c.thread)
 void yield_to_scheduler() {
   SimThread* t = tl_thread;
   ++tl_counters.switches;
-  tsan_leave();
+  before_leaving(t->marks, false);
   t->back = std::move(t->back).resume();
+  after_entering(t->marks);
   tl_thread = t;
+  if (tl_block->aborting) throw BlockAborted{};
 }
 
 void resume(Block& b, SimThread& t) {
   tl_thread = &t;
   tl_block = &b;
   t.wait = Wait::Running;
-  t.started = true;
-  tsan_enter(t.tsan);
+  before_entering(t.marks);
   t.fiber = std::move(t.fiber).resume();
+  after_returning();
   tl_thread = nullptr;
+}
+
+// Ends every fiber of the block that has not ended: each is resumed once more and unwinds
+// (BlockAborted), or, never started, returns at once.
+void abort_block(Block& b) {
+  b.aborting = true;
+  for (SimThread& t : b.threads)
+    if (t.wait != Wait::Exited) resume(b, t);
+  b.threads.clear();
 }
 
 // ---- warp operations -------------------------------------------------------------------------
@@ -293,7 +355,7 @@ std::string what_lane_does(const SimThread& t) {
 // Throws `message` after tearing the block down: the suspended fibers unwind their stacks
 // here, before the exception travels (not while it is in flight).
 [[noreturn]] void fail_block(Block& b, const std::string& message) {
-  b.threads.clear();
+  abort_block(b);
   throw KernelError(message);
 }
 
@@ -350,24 +412,28 @@ void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<un
     t.c.block = block_idx;
     t.c.block_dim = {cfg.block.x, cfg.block.y, cfg.block.z};
     t.c.grid_dim = {cfg.grid.x, cfg.grid.y, cfg.grid.z};
-    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, [&t, &l](ctx::fiber&& back) {
+    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, [&t, &l, &b](ctx::fiber&& back) {
+      after_entering(t.marks);
       t.back = std::move(back);
-      try {
-        l.body(l.context);
-      } catch (const ctx::detail::forced_unwind&) {
-        tsan_leave();
-        throw;  // the block is being torn down: let Boost unwind this stack
-      } catch (...) {
-        t.error = std::current_exception();
+      if (!b.aborting) {
+        try {
+          l.body(l.context);
+        } catch (const BlockAborted&) {
+          // torn down while it waited
+        } catch (...) {
+          t.error = std::current_exception();
+        }
       }
       t.wait = Wait::Exited;
-      tsan_leave();
+      before_leaving(t.marks, true);
       return std::move(t.back);
     });
+    t.marks.bottom = stack_pool().last_bottom;
+    t.marks.size = kStackBytes;
   }
   tl_counters.threads += n;
   // The block's dynamic shared memory starts unwritten.
-  std::memset(l.shared.data, 0xff, l.shared.bytes);
+  if (l.shared.bytes) std::memset(l.shared.data, 0xff, l.shared.bytes);  // (memset of null is undefined)
   std::fill(l.shared.shadow.begin(), l.shared.shadow.end(), 0);
   for (;;) {
     // Resume the runnable threads in the order until none is left: a warp operation that
@@ -380,7 +446,7 @@ void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<un
       resume(b, t);
       if (t.error) {
         const std::exception_ptr error = t.error;
-        b.threads.clear();  // the other fibers unwind now, before the exception travels
+        abort_block(b);  // the other fibers end now, before the exception travels
         std::rethrow_exception(error);
       }
     }
