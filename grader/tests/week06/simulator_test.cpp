@@ -88,7 +88,7 @@ TEST(EngineSimulator, AMemsetWithoutTheElementSizeLeavesElementsNeverWritten) {
 TEST(EngineSimulator, AnIndexOnePastTheEndIsReportedWithTheAllocationsSize) {
   const auto x = to_device(ramp(128));
   const auto y = uninitialized<float>(128);
-  // 128 elements in one block of 128 threads: `i <= n` is only caught with a second block.
+  // 100 elements in one block of 128 threads: thread 100 passes `i <= n` and reads x[100].
   const auto x2 = to_device(ramp(100));
   const auto y2 = uninitialized<float>(100);
   expect_kernel_error(
