@@ -8,7 +8,9 @@
 #include <numeric>
 #include <vector>
 
-#include "fixtures.hpp"
+#include <kindling/cuda/caching_allocator.hpp>
+#include <kindling/cuda/fixtures.hpp>
+#include <kindling/cuda/runtime.hpp>
 
 namespace {
 namespace sim = kindling::cuda::sim;
@@ -27,7 +29,8 @@ void BM_SimSwitch(benchmark::State& state) {
   sim::set_race_check_orders(1);
   std::uint64_t switches = 0;
   for (auto _ : state) {
-    fixtures::barriers(1, 256, 200);
+    kindling::cuda::fixtures::barriers(1, 256, 200);
+    kindling::cuda::synchronize();  // streams are lazy: the launch runs here
     switches += sim::last_counters().switches;
   }
   state.counters["ns_per_switch"] = benchmark::Counter(static_cast<double>(switches) / 1e9,
@@ -43,7 +46,10 @@ void BM_SimTiledMatmul256(benchmark::State& state) {
   sim::set_race_check_orders(orders);
   const auto a = device_ramp(static_cast<std::size_t>(n * n)), b = device_ramp(static_cast<std::size_t>(n * n));
   const DevPtr<float> c(sim::allocate(static_cast<std::size_t>(n * n) * sizeof(float), sizeof(float), "float"), 0);
-  for (auto _ : state) fixtures::matmul(a, b, c, n, n, n, true);
+  for (auto _ : state) {
+    kindling::cuda::fixtures::matmul(a, b, c, n, n, n, true);
+    kindling::cuda::synchronize();  // streams are lazy: the launch runs here
+  }
   sim::release(a.allocation());
   sim::release(b.allocation());
   sim::release(c.allocation());
@@ -52,5 +58,25 @@ void BM_SimTiledMatmul256(benchmark::State& state) {
 }
 BENCHMARK(BM_SimTiledMatmul256)->Arg(1)->Arg(3)->Unit(benchmark::kMillisecond)->Iterations(2);
 }  // namespace
+
+// allocate + free of one tensor's memory: through the caching allocator (a cached block after
+// the first round) and straight from the runtime (the simulated device: a poisoned heap
+// allocation, its shadow bytes, and the quarantine at free). Sizes: 4 KiB and 4 MiB.
+void BM_AllocFreeCached(benchmark::State& state) {
+  kindling::cuda::CachingAllocator cache(kindling::cuda::sim_runtime());
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  for (auto _ : state) cache.free(cache.allocate(bytes));
+  cache.empty_cache();
+  state.SetLabel("caching allocator");
+}
+BENCHMARK(BM_AllocFreeCached)->Arg(4096)->Arg(4 << 20)->Unit(benchmark::kMicrosecond);
+
+void BM_AllocFreeRaw(benchmark::State& state) {
+  kindling::cuda::Runtime& rt = kindling::cuda::sim_runtime();
+  const auto bytes = static_cast<std::size_t>(state.range(0));
+  for (auto _ : state) rt.free(rt.malloc(bytes));
+  state.SetLabel("runtime malloc/free (simulated device)");
+}
+BENCHMARK(BM_AllocFreeRaw)->Arg(4096)->Arg(4 << 20)->Unit(benchmark::kMicrosecond);
 
 BENCHMARK_MAIN();

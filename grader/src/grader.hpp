@@ -101,6 +101,7 @@ struct TaskResult {
   double perf_value = 0;       // the counter's median, when measured
   double perf_points = 0;      // earned performance points
   std::string perf_message;    // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
+  std::string cuda_backend;    // week 6: where the test program ran its kernels ("simulator (...)")
 };
 
 // ---- performance points ----------------------------------------------------------------------------

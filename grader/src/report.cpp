@@ -97,6 +97,11 @@ std::string table(const Report& r, bool color) {
           << " hints, one at a time)\n";
   }
   out << std::string(100, '-') << "\n";
+  for (const auto& t : r.results)
+    if (!t.cuda_backend.empty()) {
+      out << "CUDA tasks ran on: " << t.cuda_backend << "\n";
+      break;
+    }
   std::map<Status, int> counts;
   for (const auto& t : r.results) ++counts[t.status];
   out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;"

@@ -243,7 +243,8 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
     << "#if __has_include(<kindling/autograd.hpp>)\n#include <kindling/autograd.hpp>\n#endif\n"
     << "#if __has_include(<kindling/nn.hpp>)\n#include <kindling/nn.hpp>\n#endif\n"
     << "#if __has_include(<kindling/data.hpp>)\n#include <kindling/data.hpp>\n#endif\n"
-    << "#if __has_include(<kindling/training.hpp>)\n#include <kindling/training.hpp>\n#endif\n\n"
+    << "#if __has_include(<kindling/training.hpp>)\n#include <kindling/training.hpp>\n#endif\n"
+    << "#if __has_include(<kindling/cuda.hpp>)\n#include <kindling/cuda.hpp>\n#endif\n\n"
     << "namespace {\n";
   for (std::size_t n = 0; n < samples.size(); ++n) {
     p << "void sample_" << n << "() {\n  using namespace kindling;\n#line " << samples[n].line << " \"" << md_path

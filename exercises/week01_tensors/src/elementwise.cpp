@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/ops.hpp>
 
@@ -232,9 +233,16 @@ void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, c
 }
 
 Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+  const Device device = detail::common_device({&a, &b});
   const ScalarType t = compute_dtype(op, a, b);
   const Shape shape = detail::broadcast_pair(a.sizes(), b.sizes());
-  Tensor out = detail::empty_contiguous(shape, is_comparison(op) ? kBool : t);
+  Tensor out = detail::empty_contiguous(shape, is_comparison(op) ? kBool : t, device);
+  if (!device.is_cpu()) {
+    // A 0-d CPU operand (a wrapped Scalar) stays where it is: the device reads its value.
+    auto operand = [&](const Tensor& x) { return x.device().is_cpu() ? x.to(t) : x.to(t).expand(shape); };
+    device_backend(device.type).binary(static_cast<BinaryOp>(op), out, operand(a), operand(b), alpha);
+    return out;
+  }
   dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
   return out;
 }
@@ -248,6 +256,10 @@ Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1)
 void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha);
 
 const Tensor& binary_inplace(Bin op, const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  const Device device = detail::common_device({&self, &other});
+  KINDLING_CHECK(device == self.device(),
+                 "Expected all tensors to be on the same device, but found at least two devices, ", device, " and ",
+                 self.device(), "!");
   const ScalarType t = compute_dtype(op, self, other);
   KINDLING_CHECK(can_cast(t, self.dtype()), "result type ", dtype_short_name(t),
                  " can't be cast to the desired output type ", dtype_short_name(self.dtype()));
@@ -267,7 +279,11 @@ void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other,
     // An operand that overlaps self in another layout would read values already overwritten.
     if (rhs.is_alias_of(self) && !(rhs.data_ptr() == self.data_ptr() && rhs.strides().equals(self.strides())))
       rhs = rhs.clone();
-    dispatch_binary(op, t, self, self, rhs, alpha);
+    if (!self.device().is_cpu())
+      device_backend(self.device().type)
+          .binary(static_cast<BinaryOp>(op), self, self, rhs.device().is_cpu() ? rhs : rhs.expand(self.sizes()), alpha);
+    else
+      dispatch_binary(op, t, self, self, rhs, alpha);
     self.bump_version();
   } else {
     detail::copy(self, binary_kernel_only(op, self, other, alpha));
@@ -276,10 +292,18 @@ void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other,
 }
 
 // Floating math: integer inputs compute in the default dtype, as in PyTorch.
+// On a device, `op` names the kernel.
+Tensor device_unary(UnaryOp op, const Tensor& in, ScalarType out_dtype) {
+  Tensor out = detail::empty_contiguous(in.sizes(), out_dtype, in.device());
+  device_backend(in.device().type).unary(op, out, in);
+  return out;
+}
+
 template <class F>
-Tensor unary_float(const Tensor& x, F f) {
+Tensor unary_float(const Tensor& x, UnaryOp op, F f) {
   const ScalarType t = is_floating_point(x.dtype()) ? x.dtype() : kDefaultDtype;
   const Tensor in = x.to(t);
+  if (!x.device().is_cpu()) return device_unary(op, in, t);
   Tensor out = detail::empty_contiguous(x.sizes(), t);
   if (t == kFloat32)
     unary_loop<float, float>(out, in, [&f](float v) { return static_cast<float>(f(v)); });
@@ -290,7 +314,8 @@ Tensor unary_float(const Tensor& x, F f) {
 
 // Dtype-preserving math.
 template <class F>
-Tensor unary_same(const Tensor& x, F f) {
+Tensor unary_same(const Tensor& x, UnaryOp op, F f) {
+  if (!x.device().is_cpu()) return device_unary(op, x, x.dtype());
   Tensor out = detail::empty_contiguous(x.sizes(), x.dtype());
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -300,7 +325,8 @@ Tensor unary_same(const Tensor& x, F f) {
 }
 
 template <class F>
-Tensor unary_predicate(const Tensor& x, F f) {
+Tensor unary_predicate(const Tensor& x, UnaryOp op, F f) {
+  if (!x.device().is_cpu()) return device_unary(op, x, kBool);
   Tensor out = detail::empty_contiguous(x.sizes(), kBool);
   visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -332,7 +358,7 @@ namespace {
 // wrapped 0-d tensor (binary_kernel's expressions), but no tensor is made for it, and
 // autograd records it as input 1's value. Other dtypes take the wrapped path.
 Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
-  if (!a.is_floating_point()) return binary(op, a, wrap(s, a));
+  if (!a.is_floating_point() || !a.device().is_cpu()) return binary(op, a, wrap(s, a));
   static const Tensor kNoTensor;
   return differentiable(
       grad_op(op), {a, kNoTensor},
@@ -374,12 +400,12 @@ Tensor neg(const Tensor& x) {
     KINDLING_CHECK(x.dtype() != kBool,
                    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                    "to invert a mask, use the `~` or `logical_not()` operator instead.");
-    return unary_same(x, [](auto v) { return -v; });
+    return unary_same(x, UnaryOp::Neg, [](auto v) { return -v; });
   });
 }
 Tensor abs(const Tensor& x) {
   return differentiable(Op::Abs, {x}, [&] {
-    return unary_same(x, [](auto v) {
+    return unary_same(x, UnaryOp::Abs, [](auto v) {
       if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>)
         return v;
       else
@@ -388,52 +414,58 @@ Tensor abs(const Tensor& x) {
   });
 }
 Tensor sign(const Tensor& x) {
-  return differentiable(
-      Op::Sign, {x}, [&] { return unary_same(x, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); }); });
+  return differentiable(Op::Sign, {x}, [&] {
+    return unary_same(x, UnaryOp::Sign, [](auto v) { return (decltype(v){} < v) - (v < decltype(v){}); });
+  });
 }
 Tensor exp(const Tensor& x) {
-  return differentiable(Op::Exp, {x}, [&] { return unary_float(x, [](auto v) { return std::exp(v); }); });
+  return differentiable(Op::Exp, {x}, [&] { return unary_float(x, UnaryOp::Exp, [](auto v) { return std::exp(v); }); });
 }
 Tensor log(const Tensor& x) {
-  return differentiable(Op::Log, {x}, [&] { return unary_float(x, [](auto v) { return std::log(v); }); });
+  return differentiable(Op::Log, {x}, [&] { return unary_float(x, UnaryOp::Log, [](auto v) { return std::log(v); }); });
 }
 Tensor log1p(const Tensor& x) {
-  return differentiable(Op::Log1p, {x}, [&] { return unary_float(x, [](auto v) { return std::log1p(v); }); });
+  return differentiable(Op::Log1p, {x},
+                        [&] { return unary_float(x, UnaryOp::Log1p, [](auto v) { return std::log1p(v); }); });
 }
 Tensor sqrt(const Tensor& x) {
-  return differentiable(Op::Sqrt, {x}, [&] { return unary_float(x, [](auto v) { return std::sqrt(v); }); });
+  return differentiable(Op::Sqrt, {x},
+                        [&] { return unary_float(x, UnaryOp::Sqrt, [](auto v) { return std::sqrt(v); }); });
 }
 Tensor rsqrt(const Tensor& x) {
-  return differentiable(Op::Rsqrt, {x}, [&] { return unary_float(x, [](auto v) { return 1 / std::sqrt(v); }); });
+  return differentiable(Op::Rsqrt, {x},
+                        [&] { return unary_float(x, UnaryOp::Rsqrt, [](auto v) { return 1 / std::sqrt(v); }); });
 }
 Tensor sin(const Tensor& x) {
-  return differentiable(Op::Sin, {x}, [&] { return unary_float(x, [](auto v) { return std::sin(v); }); });
+  return differentiable(Op::Sin, {x}, [&] { return unary_float(x, UnaryOp::Sin, [](auto v) { return std::sin(v); }); });
 }
 Tensor cos(const Tensor& x) {
-  return differentiable(Op::Cos, {x}, [&] { return unary_float(x, [](auto v) { return std::cos(v); }); });
+  return differentiable(Op::Cos, {x}, [&] { return unary_float(x, UnaryOp::Cos, [](auto v) { return std::cos(v); }); });
 }
 Tensor tanh(const Tensor& x) {
   return differentiable(Op::Tanh, {x}, [&] {
-    if (x.dtype() == kFloat32 && x.is_contiguous()) {  // the common case, vectorised
+    if (x.dtype() == kFloat32 && x.is_contiguous() && x.device().is_cpu()) {  // the common case, vectorised
       Tensor out = detail::empty_contiguous(x.sizes(), kFloat32);
       detail::tanh_float(x.data_ptr<float>(), out.data_ptr<float>(), x.numel());
       return out;
     }
-    return unary_float(x, [](auto v) { return std::tanh(v); });
+    return unary_float(x, UnaryOp::Tanh, [](auto v) { return std::tanh(v); });
   });
 }
 Tensor sigmoid(const Tensor& x) {
-  return differentiable(Op::Sigmoid, {x},
-                        [&] { return unary_float(x, [](auto v) { return 1 / (1 + std::exp(-v)); }); });
+  return differentiable(Op::Sigmoid, {x}, [&] {
+    return unary_float(x, UnaryOp::Sigmoid, [](auto v) { return 1 / (1 + std::exp(-v)); });
+  });
 }
 Tensor reciprocal(const Tensor& x) {
-  return differentiable(Op::Reciprocal, {x}, [&] { return unary_float(x, [](auto v) { return 1 / v; }); });
+  return differentiable(Op::Reciprocal, {x},
+                        [&] { return unary_float(x, UnaryOp::Reciprocal, [](auto v) { return 1 / v; }); });
 }
 namespace {
 // max(x, 0) into a new tensor: the kernel of relu and relu_.
 Tensor relu_values(const Tensor& x) {
   KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
-  return unary_same(x, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+  return unary_same(x, UnaryOp::Relu, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
 }
 }  // namespace
 
@@ -443,8 +475,8 @@ Tensor relu(const Tensor& x) {
 namespace {
 // Rounding functions: applied to floating values, the identity on integers.
 template <class F>
-Tensor rounding(const Tensor& x, F f) {
-  return unary_same(x, [f](auto v) {
+Tensor rounding(const Tensor& x, UnaryOp op, F f) {
+  return unary_same(x, op, [f](auto v) {
     if constexpr (std::is_floating_point_v<decltype(v)>)
       return f(v);
     else
@@ -454,14 +486,15 @@ Tensor rounding(const Tensor& x, F f) {
 }  // namespace
 
 Tensor floor(const Tensor& x) {
-  return differentiable(Op::Floor, {x}, [&] { return rounding(x, [](auto v) { return std::floor(v); }); });
+  return differentiable(Op::Floor, {x},
+                        [&] { return rounding(x, UnaryOp::Floor, [](auto v) { return std::floor(v); }); });
 }
 Tensor ceil(const Tensor& x) {
-  return differentiable(Op::Ceil, {x}, [&] { return rounding(x, [](auto v) { return std::ceil(v); }); });
+  return differentiable(Op::Ceil, {x}, [&] { return rounding(x, UnaryOp::Ceil, [](auto v) { return std::ceil(v); }); });
 }
 Tensor round(const Tensor& x) {
   return differentiable(Op::Round, {x}, [&] {
-    return rounding(x, [](auto v) { return std::nearbyint(v); });  // half to even
+    return rounding(x, UnaryOp::Round, [](auto v) { return std::nearbyint(v); });  // half to even
   });
 }
 // PyTorch records square as pow(x, 2): PowBackward0.
@@ -490,6 +523,7 @@ namespace {
 // (result_type(a, s)) but with no 0-d tensor made for it: masks such as ReLU's
 // backward `result > 0` are taken on every step of training.
 Tensor compare_scalar(Bin op, const Tensor& a, const Scalar& s) {
+  if (!a.device().is_cpu()) return binary(op, a, wrap(s, a));
   const ScalarType t = result_type(a, s);
   Tensor out = detail::empty_contiguous(a.sizes(), kBool);
   const Tensor ac = a.to(t);
@@ -509,10 +543,10 @@ Tensor le(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Le, a, 
 Tensor gt(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Gt, a, b); }
 Tensor ge(const Tensor& a, const Scalar& b) { return compare_scalar(Bin::Ge, a, b); }
 Tensor isnan(const Tensor& x) {
-  return unary_predicate(x, [](auto v) { return v != v; });
+  return unary_predicate(x, UnaryOp::IsNan, [](auto v) { return v != v; });
 }
 Tensor isfinite(const Tensor& x) {
-  return unary_predicate(x, [](auto v) {
+  return unary_predicate(x, UnaryOp::IsFinite, [](auto v) {
     if constexpr (std::is_floating_point_v<decltype(v)>)
       return std::isfinite(v);
     else
@@ -520,7 +554,7 @@ Tensor isfinite(const Tensor& x) {
   });
 }
 Tensor logical_not(const Tensor& x) {
-  return unary_predicate(x, [](auto v) { return v == decltype(v){}; });
+  return unary_predicate(x, UnaryOp::LogicalNot, [](auto v) { return v == decltype(v){}; });
 }
 
 bool equal(const Tensor& a, const Tensor& b) {

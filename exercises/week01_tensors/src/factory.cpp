@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include <kindling/checked.hpp>
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 
 #include "internal.hpp"
@@ -64,9 +65,9 @@ Tensor wrapped_scalar(const Scalar& value, ScalarType dtype) {
 }  // namespace detail
 
 namespace {
-void check_cpu(const TensorOptions& options) {
-  KINDLING_CHECK(options.device_.is_cpu(), "only CPU tensors can be created here (CUDA arrives in week 6)");
-}
+// A factory that computes its values on the CPU makes them there and moves them to a device.
+bool on_device(const TensorOptions& options) { return !options.device_.is_cpu(); }
+TensorOptions on_cpu(TensorOptions options) { return options.device(kCPU); }
 ScalarType dtype_for_value(const Scalar& v) {
   if (v.is_bool()) return kBool;
   return v.is_floating_point() ? kDefaultDtype : kInt64;
@@ -74,22 +75,28 @@ ScalarType dtype_for_value(const Scalar& v) {
 }  // namespace
 
 Tensor empty(IntArrayRef sizes, TensorOptions options) {
-  check_cpu(options);
   check_sizes_nonnegative(sizes);
   check_sizes_fit(sizes, element_size(options.dtype_or(kDefaultDtype)));
-  return detail::empty_contiguous(sizes, options.dtype_or(kDefaultDtype));
+  Device device = options.device_;
+  if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
+  return detail::empty_contiguous(sizes, options.dtype_or(kDefaultDtype), device);
 }
 
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   Tensor t = empty(sizes, options);
-  std::memset(t.data_ptr(), 0, t.storage().nbytes());
+  if (on_device(options))
+    detail::fill(t, 0);
+  else
+    std::memset(t.data_ptr(), 0, t.storage().nbytes());
   return t;
 }
 
-Tensor ones(IntArrayRef sizes, TensorOptions options) { return full(sizes, 1, options.dtype_or(kDefaultDtype)); }
+Tensor ones(IntArrayRef sizes, TensorOptions options) {
+  return full(sizes, 1, options.dtype(options.dtype_or(kDefaultDtype)));
+}
 
 Tensor full(IntArrayRef sizes, const Scalar& value, TensorOptions options) {
-  Tensor t = empty(sizes, options.dtype_or(dtype_for_value(value)));
+  Tensor t = empty(sizes, options.dtype(options.dtype_or(dtype_for_value(value))));
   detail::fill(t, value);
   return t;
 }
@@ -99,6 +106,7 @@ Tensor scalar_tensor(const Scalar& value, TensorOptions options) { return full({
 Tensor arange(const Scalar& end, TensorOptions options) { return arange(0, end, 1, options); }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, TensorOptions options) {
+  if (on_device(options)) return arange(start, end, step, on_cpu(options)).to(options.device_);
   const bool integral = !start.is_floating_point() && !end.is_floating_point() && !step.is_floating_point();
   const ScalarType dtype = options.dtype_or(integral ? kInt64 : kDefaultDtype);
   const double s = start.to<double>(), e = end.to<double>(), st = step.to<double>();
@@ -139,6 +147,7 @@ Tensor random_tensor(IntArrayRef sizes, ScalarType dtype, Generator* gen, Fill f
 }  // namespace
 
 Tensor rand(IntArrayRef sizes, TensorOptions options, Generator* gen) {
+  if (on_device(options)) return rand(sizes, on_cpu(options), gen).to(options.device_);
   const ScalarType dtype = options.dtype_or(kDefaultDtype);
   KINDLING_CHECK(is_floating_point(dtype), "\"check_uniform_bounds\" not implemented for '", dtype_short_name(dtype),
                  "'");
@@ -150,6 +159,7 @@ Tensor rand(IntArrayRef sizes, TensorOptions options, Generator* gen) {
 }
 
 Tensor randn(IntArrayRef sizes, TensorOptions options, Generator* gen) {
+  if (on_device(options)) return randn(sizes, on_cpu(options), gen).to(options.device_);
   const ScalarType dtype = options.dtype_or(kDefaultDtype);
   KINDLING_CHECK(is_floating_point(dtype), "\"normal_kernel_cpu\" not implemented for '", dtype_short_name(dtype), "'");
   std::normal_distribution<double> normal(0.0, 1.0);
@@ -157,6 +167,7 @@ Tensor randn(IntArrayRef sizes, TensorOptions options, Generator* gen) {
 }
 
 Tensor randint(std::int64_t low, std::int64_t high, IntArrayRef sizes, TensorOptions options, Generator* gen) {
+  if (on_device(options)) return randint(low, high, sizes, on_cpu(options), gen).to(options.device_);
   KINDLING_CHECK(low < high, "random_ expects 'from' to be less than 'to', but got from=", low, " >= to=", high);
   std::uniform_int_distribution<std::int64_t> dist(low, high - 1);
   return random_tensor(sizes, options.dtype_or(kInt64), gen, [&dist](std::mt19937_64& e) { return dist(e); });
@@ -167,6 +178,7 @@ Tensor randint(std::int64_t high, IntArrayRef sizes, TensorOptions options, Gene
 }
 
 Tensor randperm(std::int64_t n, TensorOptions options, Generator* gen) {
+  if (on_device(options)) return randperm(n, on_cpu(options), gen).to(options.device_);
   KINDLING_CHECK(n >= 0, "n must be non-negative, got", n);
   Tensor t = arange(n, options.dtype_or(kInt64));
   Generator& g = gen ? *gen : default_generator();
@@ -193,13 +205,16 @@ Tensor from_blob(void* data, IntArrayRef sizes, TensorOptions options, std::func
 // factories do not call it: week 2's autograd makes zeros_like and ones_like on every
 // backward pass, and the week-2 tasks must not wait for a week-1 task. They return
 // row-major tensors, where PyTorch's keep t's layout as empty_like does.
-Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), o.dtype_or(t.dtype())); }
-Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), o.dtype_or(t.dtype())); }
-Tensor full_like(const Tensor& t, const Scalar& v, TensorOptions o) {
-  return full(t.sizes(), v, o.dtype_or(t.dtype()));
+namespace {
+TensorOptions like(const Tensor& t, const TensorOptions& o) {
+  return o.dtype(o.dtype_or(t.dtype())).device(o.device_or(t.device()));
 }
-Tensor rand_like(const Tensor& t, TensorOptions o, Generator* g) { return rand(t.sizes(), o.dtype_or(t.dtype()), g); }
-Tensor randn_like(const Tensor& t, TensorOptions o, Generator* g) { return randn(t.sizes(), o.dtype_or(t.dtype()), g); }
+}  // namespace
+Tensor zeros_like(const Tensor& t, TensorOptions o) { return zeros(t.sizes(), like(t, o)); }
+Tensor ones_like(const Tensor& t, TensorOptions o) { return ones(t.sizes(), like(t, o)); }
+Tensor full_like(const Tensor& t, const Scalar& v, TensorOptions o) { return full(t.sizes(), v, like(t, o)); }
+Tensor rand_like(const Tensor& t, TensorOptions o, Generator* g) { return rand(t.sizes(), like(t, o), g); }
+Tensor randn_like(const Tensor& t, TensorOptions o, Generator* g) { return randn(t.sizes(), like(t, o), g); }
 
 namespace {
 // Walks a nested list: records the shape from the first element at each depth and
@@ -229,6 +244,7 @@ void nested_fill(const NestedList& node, T*& out) {
 }  // namespace
 
 Tensor tensor(const NestedList& data, TensorOptions options) {
+  if (on_device(options)) return tensor(data, on_cpu(options)).to(options.device_);
   Shape shape;
   bool any_float = false, all_bool = true;
   // The shape comes from the first path down; nested_shape then checks the rest.

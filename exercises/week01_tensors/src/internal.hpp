@@ -58,6 +58,12 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool k
 
 /// A new contiguous tensor without checks (the engine's allocation point).
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);
+/// The same on `device` (a device's memory comes from its backend, device_hooks.hpp).
+Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device);
+/// `nbytes` of `device`'s memory from its backend, freed through it.
+Storage allocate_on_device(std::size_t nbytes, Device device);
+/// The error of a CPU kernel handed a tensor on another device.
+[[noreturn]] void throw_not_on_cpu(const Tensor& t);
 
 /// out[i] = tanh(in[i]) for n contiguous floats, vectorised (Eigen's rational
 /// approximation: within 5 ulp of std::tanh, and some 30x faster than calling

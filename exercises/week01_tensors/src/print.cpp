@@ -170,14 +170,17 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t) {
   const std::size_t indent = prefix.size();
   std::vector<std::string> suffixes;
   std::string body;
+  // A device's tensor prints its values from a host copy, and says where it lives first.
+  if (!t.device().is_cpu()) suffixes.push_back("device='" + to_string(t.device()) + "'");
+  const Tensor host = t.device().is_cpu() ? t : t.detach().cpu();
   if (t.numel() == 0) {
     if (t.dim() != 1) suffixes.push_back("size=" + shape_tuple(t.sizes()));
     if (t.dtype() != kDefaultDtype) suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
     body = "[]";
   } else {
     const bool summarize = t.numel() > kThreshold;
-    const Formatter f(summarize ? summarized_data(t) : t);
-    body = tensor_str(t, indent, summarize, f);
+    const Formatter f(summarize ? summarized_data(host) : host);
+    body = tensor_str(host, indent, summarize, f);
     if (t.dtype() != kDefaultDtype && t.dtype() != kInt64 && t.dtype() != kBool)
       suffixes.push_back("dtype=torch." + std::string(dtype_name(t.dtype())));
   }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/module.hpp>
 
 #include "nn_internal.hpp"
@@ -152,6 +153,22 @@ Module& Module::to(ScalarType dtype) {
   for (auto& [prefix, m] : named_modules()) {
     for (auto& [name, p] : m->parameters_) convert(p);
     for (auto& [name, b] : m->buffers_) convert(b);
+  }
+  return *this;
+}
+
+Module& Module::to(Device device) {
+  if (device.is_cuda()) device_backend(DeviceType::CUDA).resolve(device);  // an index beyond the devices: its error
+  auto move = [device](const Tensor& t) {
+    if (!t.defined()) return;
+    const Tensor moved = device.is_cuda() ? t.detach().cuda() : t.detach().cpu();
+    if (moved.is_alias_of(t)) return;  // already there
+    detail::set_data(t, moved);
+    if (t.grad().defined()) t.mutable_grad() = device.is_cuda() ? t.grad().cuda() : t.grad().cpu();
+  };
+  for (auto& [prefix, m] : named_modules()) {
+    for (auto& [name, p] : m->parameters_) move(p);
+    for (auto& [name, b] : m->buffers_) move(b);
   }
   return *this;
 }

@@ -1,5 +1,5 @@
 // The CUDA simulator itself: each class of bug a student writes in a kernel is reported with
-// the kernel, the block and the thread, and its fixed form passes (kernels/fixtures.cu).
+// the kernel, the block and the thread, and its fixed form passes (solutions/week06_cuda/src/kernels/fixtures.cu).
 
 #include <chrono>
 #include <numeric>
@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <kindling/cuda/kernel.hpp>
 
-#include "fixtures.hpp"
+#include <kindling/cuda/fixtures.hpp>
 
 namespace {
 namespace sim = kindling::cuda::sim;
@@ -38,6 +38,17 @@ std::vector<float> ramp(int n) {
   return v;
 }
 
+// The simulator's own checks are easiest to read with each launch run when issued (eager):
+// the error comes from the launch itself.
+class EngineSimulator : public ::testing::Test {
+ protected:
+  void SetUp() override { sim::set_mode(kindling::cuda::SimMode::Eager); }
+  void TearDown() override {
+    sim::reset_device();
+    sim::set_mode(kindling::cuda::SimMode::Lazy);
+  }
+};
+
 // Runs `f`, expects a KernelError whose message holds every one of `parts`.
 template <class F>
 void expect_kernel_error(F f, const std::vector<std::string>& parts) {
@@ -48,96 +59,97 @@ void expect_kernel_error(F f, const std::vector<std::string>& parts) {
     const std::string m = e.what();
     for (const auto& p : parts) EXPECT_NE(m.find(p), std::string::npos) << "'" << p << "' not in: " << m;
   }
+  sim::reset_device();  // a kernel that faulted leaves a sticky error, as on a GPU
 }
 }  // namespace
 
-TEST(EngineSimulator, ABlockSumWithoutABarrierIsReportedAsARace) {
+TEST_F(EngineSimulator, ABlockSumWithoutABarrierIsReportedAsARace) {
   const auto x = to_device(ramp(256));
   const auto out = uninitialized<float>(1);
-  expect_kernel_error([&] { fixtures::block_sum(x, out, 256, /*barrier=*/false); },
+  expect_kernel_error([&] { kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/false); },
                       {"kernel fixtures::block_sum_kernel", "depends on the order in which threads run",
                        "element 0 of allocation", "forward order", "reverse order", "__syncthreads missing"});
-  fixtures::block_sum(x, out, 256, /*barrier=*/true);
+  kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/true);
   EXPECT_EQ(to_host(out, 1)[0], 256.0f * 257.0f / 2.0f);
 }
 
-TEST(EngineSimulator, ASyncthreadsInsideAnIfIsReportedNotHung) {
+TEST_F(EngineSimulator, ASyncthreadsInsideAnIfIsReportedNotHung) {
   auto x = to_device(ramp(100));  // 2 blocks of 64: 28 threads of the second fail `i < n`
-  expect_kernel_error([&] { fixtures::pair_sum(x, 100, /*inside_if=*/true); },
+  expect_kernel_error([&] { kindling::cuda::fixtures::pair_sum(x, 100, /*inside_if=*/true); },
                       {"kernel fixtures::pair_sum_kernel, block (1, 0, 0)", "__syncthreads at fixtures.cu:",
                        "is reached by 36 of the block's 64 threads; 28 exited without reaching it"});
   x = to_device(ramp(100));
-  fixtures::pair_sum(x, 100, /*inside_if=*/false);
+  kindling::cuda::fixtures::pair_sum(x, 100, /*inside_if=*/false);
   const auto y = to_host(x, 100);
   EXPECT_EQ(y[0], 3.0f);     // 1 + 2
   EXPECT_EQ(y[99], 199.0f);  // 100 + 99
 }
 
-TEST(EngineSimulator, AMemsetWithoutTheElementSizeLeavesElementsNeverWritten) {
+TEST_F(EngineSimulator, AMemsetWithoutTheElementSizeLeavesElementsNeverWritten) {
   const auto x = uninitialized<float>(64);
   const auto y = uninitialized<float>(64);
   sim::set_bytes(x.allocation(), 0, 0, 64);  // 64 bytes: 16 floats, not 64
-  expect_kernel_error([&] { fixtures::twice(x, y, 64, false); },
+  expect_kernel_error([&] { kindling::cuda::fixtures::twice(x, y, 64, false); },
                       {"kernel fixtures::twice_kernel, block (0, 0, 0), thread (16, 0, 0)",
                        "a read of element 16 of allocation", "which was never written"});
   sim::set_bytes(x.allocation(), 0, 0, 64 * sizeof(float));
-  fixtures::twice(x, y, 64, false);
+  kindling::cuda::fixtures::twice(x, y, 64, false);
   EXPECT_EQ(to_host(y, 64), std::vector<float>(64, 0.0f));
 }
 
-TEST(EngineSimulator, AnIndexOnePastTheEndIsReportedWithTheAllocationsSize) {
+TEST_F(EngineSimulator, AnIndexOnePastTheEndIsReportedWithTheAllocationsSize) {
   const auto x = to_device(ramp(128));
   const auto y = uninitialized<float>(128);
   // 100 elements in one block of 128 threads: thread 100 passes `i <= n` and reads x[100].
   const auto x2 = to_device(ramp(100));
   const auto y2 = uninitialized<float>(100);
   expect_kernel_error(
-      [&] { fixtures::twice(x2, y2, 100, /*off_by_one=*/true); },
+      [&] { kindling::cuda::fixtures::twice(x2, y2, 100, /*off_by_one=*/true); },
       {"kernel fixtures::twice_kernel, block (0, 0, 0), thread (100, 0, 0)", "out-of-bounds read at element 100",
        "which has 100 elements (400 bytes)", "bounds guard missing, or off by one"});
-  fixtures::twice(x2, y2, 100, false);
+  kindling::cuda::fixtures::twice(x2, y2, 100, false);
   EXPECT_EQ(to_host(y2, 100)[99], 200.0f);
-  fixtures::twice(x, y, 128, false);
+  kindling::cuda::fixtures::twice(x, y, 128, false);
   EXPECT_EQ(to_host(y, 128)[127], 256.0f);
 }
 
-TEST(EngineSimulator, AShuffleWhoseMaskNamesAnExitedLaneIsReported) {
+TEST_F(EngineSimulator, AShuffleWhoseMaskNamesAnExitedLaneIsReported) {
   const auto x = to_device(ramp(20));
   const auto out = uninitialized<float>(1);
   expect_kernel_error(
-      [&] { fixtures::warp_sum(x, out, 20, /*early_exit=*/true); },
+      [&] { kindling::cuda::fixtures::warp_sum(x, out, 20, /*early_exit=*/true); },
       {"kernel fixtures::warp_sum_kernel", "has mask 0xffffffff, which names lane 20", "which has exited"});
-  fixtures::warp_sum(x, out, 20, /*early_exit=*/false);
+  kindling::cuda::fixtures::warp_sum(x, out, 20, /*early_exit=*/false);
   EXPECT_EQ(to_host(out, 1)[0], 210.0f);
 }
 
-TEST(EngineSimulator, AUseAfterFreeIsNamedAsOne) {
+TEST_F(EngineSimulator, AUseAfterFreeIsNamedAsOne) {
   const auto x = to_device(ramp(64));
   const auto y = uninitialized<float>(64);
   sim::release(x.allocation());
-  expect_kernel_error([&] { fixtures::twice(x, y, 64, false); },
+  expect_kernel_error([&] { kindling::cuda::fixtures::twice(x, y, 64, false); },
                       {"kernel fixtures::twice_kernel", "after cudaFree (use after free)"});
   EXPECT_THROW(sim::release(x.allocation()), KernelError);  // freeing twice
 }
 
-TEST(EngineSimulator, AtomicsAreNotRacesAndCountExactly) {
+TEST_F(EngineSimulator, AtomicsAreNotRacesAndCountExactly) {
   std::vector<float> v = ramp(200);
   for (std::size_t i = 0; i < v.size(); i += 3) v[i] = -v[i];
   const auto x = to_device(v);
   const auto counts = to_device(std::vector<int>{0});
   const auto sum = to_device(std::vector<float>{0.0f});
-  fixtures::count_positive(x, counts, sum, 200);  // three orders: float sums differ in rounding only
+  kindling::cuda::fixtures::count_positive(x, counts, sum, 200);  // three orders: float sums differ in rounding only
   EXPECT_EQ(to_host(counts, 1)[0], 133);
   EXPECT_FLOAT_EQ(to_host(sum, 1)[0], std::accumulate(v.begin(), v.end(), 0.0f));
 }
 
-TEST(EngineSimulator, DynamicSharedMemoryIsBoundsChecked) {
+TEST_F(EngineSimulator, DynamicSharedMemoryIsBoundsChecked) {
   const auto x = to_device(ramp(200));
   const auto y = uninitialized<float>(200);
-  expect_kernel_error([&] { fixtures::reverse_blocks(x, y, 200, 100); },
+  expect_kernel_error([&] { kindling::cuda::fixtures::reverse_blocks(x, y, 200, 100); },
                       {"kernel fixtures::reverse_blocks_kernel", "thread (100, 0, 0)",
                        "out-of-bounds write at element 100 (byte offset 400) of the block's dynamic shared memory"});
-  fixtures::reverse_blocks(x, y, 200, 128);
+  kindling::cuda::fixtures::reverse_blocks(x, y, 200, 128);
   const auto r = to_host(y, 200);
   EXPECT_EQ(r[0], 128.0f);
   EXPECT_EQ(r[127], 1.0f);
@@ -145,23 +157,23 @@ TEST(EngineSimulator, DynamicSharedMemoryIsBoundsChecked) {
   EXPECT_EQ(r[199], 129.0f);
 }
 
-TEST(EngineSimulator, BallotAndSyncthreadsCountSeeEveryLane) {
+TEST_F(EngineSimulator, BallotAndSyncthreadsCountSeeEveryLane) {
   std::vector<float> v(64, -1.0f);
   for (int i : {0, 5, 31, 33, 63}) v[static_cast<std::size_t>(i)] = 1.0f;
   const auto x = to_device(v);
   const auto out = uninitialized<unsigned>(3);
-  fixtures::ballots(x, out, 64);
+  kindling::cuda::fixtures::ballots(x, out, 64);
   const auto r = to_host(out, 3);
   EXPECT_EQ(r[0], (1u << 0) | (1u << 5) | (1u << 31));
   EXPECT_EQ(r[1], (1u << 1) | (1u << 31));
   EXPECT_EQ(r[2], 5u);
 }
 
-TEST(EngineSimulator, LaunchesBeyondCudasLimitsAreRefused) {
+TEST_F(EngineSimulator, LaunchesBeyondCudasLimitsAreRefused) {
   const auto x = to_device(ramp(64));
   const auto y = uninitialized<float>(64);
   try {
-    fixtures::twice_with_block(x, y, 64, 2048);
+    kindling::cuda::fixtures::twice_with_block(x, y, 64, 2048);
     FAIL() << "a block of 2048 threads was launched";
   } catch (const kindling::Error& e) {
     EXPECT_NE(
@@ -171,7 +183,7 @@ TEST(EngineSimulator, LaunchesBeyondCudasLimitsAreRefused) {
   }
 }
 
-TEST(EngineSimulator, ATiledMatmulAgreesWithTheNaiveOneAndReadsGlobalMemoryTileTimesLess) {
+TEST_F(EngineSimulator, ATiledMatmulAgreesWithTheNaiveOneAndReadsGlobalMemoryTileTimesLess) {
   const int m = 48, k = 40, n = 33;  // not multiples of the tile: the edges are guarded
   std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
@@ -179,9 +191,9 @@ TEST(EngineSimulator, ATiledMatmulAgreesWithTheNaiveOneAndReadsGlobalMemoryTileT
   const auto da = to_device(a), db = to_device(b);
   const auto c1 = uninitialized<float>(static_cast<std::size_t>(m * n));
   const auto c2 = uninitialized<float>(static_cast<std::size_t>(m * n));
-  fixtures::matmul(da, db, c1, m, k, n, false);
+  kindling::cuda::fixtures::matmul(da, db, c1, m, k, n, false);
   const auto naive_loads = sim::last_counters().global_loads;
-  fixtures::matmul(da, db, c2, m, k, n, true);
+  kindling::cuda::fixtures::matmul(da, db, c2, m, k, n, true);
   const auto tiled_loads = sim::last_counters().global_loads;
   const auto r1 = to_host(c1, static_cast<std::size_t>(m * n)), r2 = to_host(c2, static_cast<std::size_t>(m * n));
   for (int i = 0; i < m; ++i)
@@ -195,7 +207,7 @@ TEST(EngineSimulator, ATiledMatmulAgreesWithTheNaiveOneAndReadsGlobalMemoryTileT
   EXPECT_LE(tiled_loads * 8, naive_loads) << "tiled " << tiled_loads << ", naive " << naive_loads;
 }
 
-TEST(EngineSimulator, OutsideAKernelTheBuiltInsSaySo) {
+TEST_F(EngineSimulator, OutsideAKernelTheBuiltInsSaySo) {
   EXPECT_THROW((void)threadIdx.x, KernelError);
   EXPECT_THROW(__syncthreads(), KernelError);
 }

@@ -25,6 +25,9 @@
 
 namespace kindling::detail {
 
+/// The error of a CPU kernel handed a tensor on another device (device.cpp).
+[[noreturn]] void throw_not_on_cpu(const Tensor& t);
+
 /// Operands laid over one loop shape, strides in bytes.
 template <std::size_t N>
 struct StridedLoop {
@@ -161,6 +164,9 @@ void run_loop(const StridedLoop<N>& loop, Inner&& inner) {
 template <std::size_t N, class Inner>
 void for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>& operands, Inner&& inner,
                   std::size_t order_by = 0) {
+  for (const Tensor* t : operands)  // a CPU loop must never read a device's memory
+    if (!t->device().is_cpu()) [[unlikely]]
+      throw_not_on_cpu(*t);
   std::array<char*, N> data;
   std::array<std::int64_t, N> strides;
   if (flat_layout(shape, operands, data, strides)) {
@@ -262,6 +268,9 @@ void parallel_pieces(const StridedLoop<N>& loop, std::size_t d, F&& fn, std::int
 template <std::size_t N, class Inner>
 void parallel_for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>& operands, Inner&& inner,
                            std::size_t order_by = 0) {
+  for (const Tensor* t : operands)
+    if (!t->device().is_cpu()) [[unlikely]]
+      throw_not_on_cpu(*t);
   if (max_threads() <= 1 || numel_of(shape) < 2 * kParallelGrain) {
     for_each_run(shape, operands, inner, order_by);
     return;

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <iostream>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/pinned.hpp>
 
@@ -34,10 +35,21 @@ void* allocate_locked(std::size_t bytes) {
     std::free(p);
     return nullptr;
   }
+  // Tell the device runtime (week 6: the simulated device's registry of pinned ranges, or
+  // cudaHostRegister) so that copies from these pages may be asynchronous. Pinning does not
+  // depend on it: a runtime that refuses leaves the pages locked, and copies synchronous.
+  try {
+    device_backend(DeviceType::CUDA).register_host(p, bytes);
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): see above
+  }
   return p;
 }
 
 void unlock_and_free(void* p, std::size_t bytes) {
+  try {
+    device_backend(DeviceType::CUDA).unregister_host(p);
+  } catch (const std::exception&) {  // NOLINT(bugprone-empty-catch): it was never registered
+  }
   munlock(p, bytes);
   std::free(p);
 }

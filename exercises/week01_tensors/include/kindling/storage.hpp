@@ -5,7 +5,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace kindling {
 
@@ -16,14 +19,34 @@ enum class DeviceType : std::int8_t { CPU, CUDA };
 struct Device {
   DeviceType type = DeviceType::CPU;  ///< CPU or CUDA
   int index = -1;                     ///< -1 for "the current one"
+  /// The CPU.
+  constexpr Device() = default;
+  /// A device of `type`, with `index` (-1: none given; negative otherwise is an error, as
+  /// in torch.device("cuda", -2)).
+  constexpr Device(DeviceType type_, int index_ = -1) : type(type_), index(index_) {}  // NOLINT
+  /// Parses "cpu", "cuda", "cuda:1" with PyTorch's errors ("Invalid device string: 'cuda:x'").
+  Device(std::string_view spec);  // NOLINT(google-explicit-constructor)
+  /// Parses a C string (so that `x.to("cuda")` picks the device and not a dtype).
+  Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT(google-explicit-constructor)
   /// True for CPU devices.
-  bool is_cpu() const { return type == DeviceType::CPU; }
-  /// Devices are equal when type and index agree.
+  constexpr bool is_cpu() const { return type == DeviceType::CPU; }
+  /// True for CUDA devices.
+  constexpr bool is_cuda() const { return type == DeviceType::CUDA; }
+  /// True when an index was given.
+  constexpr bool has_index() const { return index >= 0; }
+  /// Devices are equal when type and index agree (cuda != cuda:0, as in PyTorch).
   friend bool operator==(const Device&, const Device&) = default;
 };
 
+/// "cpu", "cuda", "cuda:0": as PyTorch prints a device.
+std::string to_string(const Device& d);
+/// Prints to_string(d).
+std::ostream& operator<<(std::ostream& out, const Device& d);
+
 /// The CPU device.
 inline constexpr Device kCPU{DeviceType::CPU, -1};
+/// The CUDA device type, as LibTorch's torch::kCUDA (a Device converts from it).
+inline constexpr DeviceType kCUDA = DeviceType::CUDA;
 
 /// A flat buffer of bytes, shared by every tensor that views it.
 ///
@@ -34,7 +57,8 @@ class Storage {
  public:
   /// No buffer.
   Storage() = default;
-  /// Allocates `nbytes` uninitialised bytes on `device` (CPU only in week 1).
+  /// Allocates `nbytes` uninitialised bytes on `device` (CUDA memory comes from the device
+  /// backend that week 6 plugs in: device_hooks.hpp).
   static Storage allocate(std::size_t nbytes, Device device = kCPU);
   /// Wraps memory owned elsewhere; `deleter` (may be empty) runs when the last handle goes.
   static Storage from_blob(void* data, std::size_t nbytes, std::function<void(void*)> deleter = {},

@@ -228,6 +228,18 @@ class Tensor {
   Tensor clone() const;
   /// A copy converted to `dtype` (this tensor itself if the dtype already matches).
   Tensor to(ScalarType dtype) const;
+  /// This tensor on `device` ("cuda" means cuda:0): itself when it is there already (and
+  /// `copy` is false), else a contiguous copy. `non_blocking`: from pinned memory to a GPU,
+  /// the copy is asynchronous for the host (from pageable memory it cannot be, as in CUDA).
+  Tensor to(Device device, bool non_blocking = false, bool copy = false) const;
+  /// to(device), then to(dtype).
+  Tensor to(Device device, ScalarType dtype, bool non_blocking = false) const;
+  /// to(Device("cuda"), non_blocking).
+  Tensor cuda(bool non_blocking = false) const;
+  /// to(kCPU): this tensor when it is on the CPU.
+  Tensor cpu() const;
+  /// True when the data is in a CUDA device's memory.
+  bool is_cuda() const { return device().is_cuda(); }
 
   // ---- math (ops.hpp, linalg.hpp hold the full set as free functions) ----------
   /// Sum of all elements.
@@ -311,6 +323,7 @@ std::string to_string(const Tensor& t);
 // ---- element access (templates, defined here) -------------------------------
 template <class T>
 T Tensor::at(IntArrayRef index) const {
+  if (!device().is_cpu()) return detach().cpu().at<T>(index);  // reads a copy, as PyTorch's item() does
   KINDLING_CHECK_AS(IndexError, static_cast<std::int64_t>(index.size()) == dim(), "expected an index of ", dim(),
                     " dimensions, got ", index.size());
   for (std::size_t d = 0; d < index.size(); ++d)
@@ -331,7 +344,7 @@ T Tensor::item() const {
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
-  const Tensor c = contiguous();
+  const Tensor c = device().is_cpu() ? contiguous() : detach().cpu();
   std::vector<T> out(static_cast<std::size_t>(c.numel()));
   visit_dtype(c.dtype(), [&](auto tag) {
     using S = typename decltype(tag)::type;

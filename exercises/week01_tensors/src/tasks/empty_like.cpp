@@ -13,8 +13,9 @@
 
 namespace kindling {
 
-/// `torch.empty_like(t)`: a new tensor with t's sizes and dtype (options.dtype_
-/// overrides the dtype), a storage of its own (never shared with t), storage
+/// `torch.empty_like(t)`: a new tensor with t's sizes, dtype and device
+/// (options.dtype_ overrides the dtype, options.device_or(t.device()) is the device
+/// to allocate on), a storage of its own (never shared with t), storage
 /// offset 0, and elements left uninitialised (whatever the memory held: never read
 /// them before writing). Its strides follow PyTorch 1.13's default
 /// `memory_format=torch.preserve_format`, which keeps t's *layout*:

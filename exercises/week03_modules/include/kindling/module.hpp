@@ -169,6 +169,10 @@ class Module {
   /// Converts floating parameters and buffers (and their gradients) to `dtype`
   /// in place: the tensors stay the same objects. Returns *this.
   Module& to(ScalarType dtype);
+  /// Moves every parameter and buffer (and their gradients) to `device` in place, as
+  /// PyTorch's module.to(device) does: the tensors stay the same objects (an optimizer made
+  /// before the move still holds them). Returns *this.
+  Module& to(Device device);
 
   // ---- state dict -----------------------------------------------------------------------------------
   /// Every parameter and persistent buffer under its dotted name, detached

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -17,8 +18,16 @@ namespace {
 struct Heap {
   std::mutex mutex;
   std::deque<std::unique_ptr<Allocation>> records;  // never shrinks: freed records stay
+  // Live and quarantined allocations by their first byte, so that a raw device address (what
+  // the runtime's malloc returns) leads back to its record.
+  std::map<const std::byte*, Allocation*> by_address;
+  // Freed allocations keep their bytes for a while, so that an access through a stale pointer
+  // is found to be a use after free instead of landing in a newer allocation.
+  std::deque<Allocation*> quarantine;
+  std::size_t quarantined = 0;
   std::size_t in_use = 0;
   std::size_t capacity = std::size_t{1} << 30;
+  static constexpr std::size_t kQuarantineBytes = std::size_t{64} << 20;
 };
 Heap& heap() {
   static Heap* h = new Heap;  // never destroyed: pointers may be freed after main
@@ -53,6 +62,7 @@ Allocation* allocate(std::size_t bytes, std::size_t element_size, const std::str
   std::memset(a->data, 0xff, bytes);
   a->shadow.assign(bytes, 0);
   h.in_use += bytes;
+  h.by_address[a->data] = a.get();
   h.records.push_back(std::move(a));
   return h.records.back().get();
 }
@@ -61,12 +71,33 @@ void release(Allocation* a) {
   Heap& h = heap();
   std::lock_guard lock(h.mutex);
   if (a->freed) throw KernelError("cudaFree: " + a->describe() + " was already freed");
-  ::operator delete (a->data, std::align_val_t{256});
-  a->data = nullptr;
   a->freed = true;
-  a->shadow.clear();
-  a->shadow.shrink_to_fit();
   h.in_use -= a->bytes;
+  h.quarantine.push_back(a);
+  h.quarantined += a->bytes;
+  while (h.quarantined > Heap::kQuarantineBytes) {
+    Allocation* old = h.quarantine.front();
+    h.quarantine.pop_front();
+    h.quarantined -= old->bytes;
+    h.by_address.erase(old->data);
+    ::operator delete (old->data, std::align_val_t{256});
+    old->data = nullptr;
+    old->shadow.clear();
+    old->shadow.shrink_to_fit();
+  }
+}
+
+Allocation* find(const void* address, std::size_t* offset) {
+  Heap& h = heap();
+  std::lock_guard lock(h.mutex);
+  const auto* p = static_cast<const std::byte*>(address);
+  auto it = h.by_address.upper_bound(p);
+  if (it == h.by_address.begin()) return nullptr;
+  --it;
+  Allocation* a = it->second;
+  if (p > a->data + a->bytes) return nullptr;  // one past the end still belongs to it
+  if (offset) *offset = static_cast<std::size_t>(p - a->data);
+  return a;
 }
 
 std::vector<Allocation*> live_allocations() {
@@ -102,7 +133,17 @@ void copy_to_device(Allocation* a, std::size_t offset, const void* src, std::siz
   mark(a, static_cast<std::int64_t>(offset), bytes, Allocation::kWritten);
 }
 
+std::size_t capacity() {
+  std::lock_guard lock(heap().mutex);
+  return heap().capacity;
+}
+
 void copy_to_host(void* dst, const Allocation* a, std::size_t offset, std::size_t bytes) {
+  check_no_pending_work("cudaMemcpy to the host");
+  copy_to_host_unsynchronized(dst, a, offset, bytes);
+}
+
+void copy_to_host_unsynchronized(void* dst, const Allocation* a, std::size_t offset, std::size_t bytes) {
   check_host_range(a, offset, bytes, "cudaMemcpy to the host");
   for (std::size_t b = 0; b < bytes; ++b)
     if (!(a->shadow[offset + b] & Allocation::kWritten))

@@ -505,10 +505,13 @@ struct Snapshot {
   std::vector<std::uint8_t> shadow;
 };
 
-std::vector<Snapshot> take_snapshot() {
+std::vector<Snapshot> take_snapshot(const std::vector<Allocation*>& touched) {
+  std::vector<Allocation*> which = touched.empty() ? live_allocations() : touched;
+  std::sort(which.begin(), which.end());
+  which.erase(std::unique(which.begin(), which.end()), which.end());
   std::vector<Snapshot> s;
-  for (Allocation* a : live_allocations())
-    s.push_back({a, std::vector<std::byte>(a->data, a->data + a->bytes), a->shadow});
+  for (Allocation* a : which)
+    if (!a->freed) s.push_back({a, std::vector<std::byte>(a->data, a->data + a->bytes), a->shadow});
   return s;
 }
 
@@ -628,10 +631,18 @@ void set_race_check_orders(int orders) {
   std::lock_guard lock(launch_mutex());
   g_orders = std::max(1, orders);
 }
+namespace {
+thread_local int tl_orders_override = 0;
+}
 int race_check_orders() {
+  if (tl_orders_override > 0) return tl_orders_override;
   std::lock_guard lock(launch_mutex());
   return g_orders;
 }
+ScopedRaceCheckOrders::ScopedRaceCheckOrders(int orders) : saved_(tl_orders_override) {
+  tl_orders_override = std::max(1, orders);
+}
+ScopedRaceCheckOrders::~ScopedRaceCheckOrders() { tl_orders_override = saved_; }
 
 std::string kernel_name_from(const char* pretty) {
   // GCC: "... [with auto Kernel = add; Args = {...}]"; Clang: "... [Kernel = &add, Args = <...>]".
@@ -644,7 +655,8 @@ std::string kernel_name_from(const char* pretty) {
   return s.substr(begin, end - begin);
 }
 
-void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context) {
+void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context,
+              const std::vector<Allocation*>& touched, int orders_at_launch) {
   if (const std::string why = check_launch_config(config); !why.empty())
     throw Error(std::string("kernel ") + kernel + ": invalid launch configuration: " + why);
   if (tl_thread) throw KernelError(where_now() + ": a kernel cannot launch another kernel here");
@@ -666,17 +678,17 @@ void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*
       tl_block = nullptr;
     }
   } restore_tl;
-  const int orders = g_orders;
+  const int orders = orders_at_launch > 0 ? orders_at_launch : g_orders;
   tl_counters = {};
   if (orders <= 1) {
     run_all_blocks(l, 0);
     g_last = tl_counters;
     return;
   }
-  const std::vector<Snapshot> before = take_snapshot();
+  const std::vector<Snapshot> before = take_snapshot(touched);
   run_all_blocks(l, 0);
   g_last = tl_counters;
-  const std::vector<Snapshot> first = take_snapshot();
+  const std::vector<Snapshot> first = take_snapshot(touched);
   for (int k = 1; k < orders; ++k) {
     restore(before);
     run_all_blocks(l, k);

@@ -16,13 +16,16 @@ namespace kindling {
 /// ScalarType, so `zeros({2}, kInt64)` works; chain `TensorOptions().dtype(kFloat64)`.
 struct TensorOptions {
   std::optional<ScalarType> dtype_;  ///< unset: the factory's default
-  Device device_ = kCPU;             ///< CPU in week 1
+  Device device_ = kCPU;             ///< the device (CPU unless given; week 6 adds CUDA)
+  bool device_given_ = false;        ///< true when a device was given (the *_like factories keep t's otherwise)
   /// Default options.
   TensorOptions() = default;
   /// Options with a dtype.
   TensorOptions(ScalarType t) : dtype_(t) {}  // NOLINT(google-explicit-constructor)
   /// Options with a device.
-  TensorOptions(Device d) : device_(d) {}  // NOLINT(google-explicit-constructor)
+  TensorOptions(Device d) : device_(d), device_given_(true) {}  // NOLINT(google-explicit-constructor)
+  /// Options with a device type (`zeros({2}, kCUDA)`, as in LibTorch).
+  TensorOptions(DeviceType t) : TensorOptions(Device(t)) {}  // NOLINT(google-explicit-constructor)
   /// A copy with the dtype set.
   TensorOptions dtype(ScalarType t) const {
     TensorOptions o = *this;
@@ -33,8 +36,11 @@ struct TensorOptions {
   TensorOptions device(Device d) const {
     TensorOptions o = *this;
     o.device_ = d;
+    o.device_given_ = true;
     return o;
   }
+  /// The device, or `fallback` when none was given.
+  Device device_or(Device fallback) const { return device_given_ ? device_ : fallback; }
   /// The dtype, or `fallback` when unset.
   ScalarType dtype_or(ScalarType fallback) const { return dtype_.value_or(fallback); }
 };

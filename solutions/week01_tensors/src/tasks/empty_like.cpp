@@ -13,8 +13,9 @@
 
 namespace kindling {
 
-/// `torch.empty_like(t)`: a new tensor with t's sizes and dtype (options.dtype_
-/// overrides the dtype), a storage of its own (never shared with t), storage
+/// `torch.empty_like(t)`: a new tensor with t's sizes, dtype and device
+/// (options.dtype_ overrides the dtype, options.device_or(t.device()) is the device
+/// to allocate on), a storage of its own (never shared with t), storage
 /// offset 0, and elements left uninitialised (whatever the memory held: never read
 /// them before writing). Its strides follow PyTorch 1.13's default
 /// `memory_format=torch.preserve_format`, which keeps t's *layout*:
@@ -96,7 +97,8 @@ Tensor empty_like(const Tensor& t, TensorOptions options) {
   }
   std::int64_t extent = numel_of(sizes) == 0 ? 0 : 1;  // elements from the first to one past the last
   for (std::size_t d = 0; d < n && extent > 0; ++d) extent += (sizes[d] - 1) * out_strides[d];
-  Storage storage = Storage::allocate(static_cast<std::size_t>(extent) * element_size(dtype), options.device_);
+  Storage storage =
+      Storage::allocate(static_cast<std::size_t>(extent) * element_size(dtype), options.device_or(t.device()));
   return Tensor::make(std::move(storage), sizes.vec(), std::move(out_strides), 0, dtype);
   // END SOLUTION
 }

@@ -17,17 +17,25 @@
 #include <kindling/cuda/launch_config.hpp>
 
 #if defined(__CUDACC__)
-#include <stdexcept>
 
 namespace kindling::cuda {
 /// A pointer to device memory: a plain pointer in the device build.
 template <class T>
 using DevPtr = T*;
 
+/// The device address `p` as a pointer to T.
+template <class T>
+DevPtr<T> device_ptr(const void* p) {
+  return static_cast<T*>(const_cast<void*>(p));
+}
+
+/// Throws CudaError for a launch configuration beyond CUDA's limits (defined with the runtime).
+void check_launch_or_throw(const char* kernel, const LaunchConfig& config);
+
 /// Launches `Kernel` on the device, after checking `config` against CUDA's limits.
 template <auto Kernel, class... Args>
 void launch(const LaunchConfig& config, Args... args) {
-  if (const std::string why = check_launch_config(config); !why.empty()) throw std::invalid_argument(why);
+  check_launch_or_throw(__PRETTY_FUNCTION__, config);
   Kernel<<<::dim3(config.grid.x, config.grid.y, config.grid.z), ::dim3(config.block.x, config.block.y, config.block.z),
            config.shared_bytes, static_cast<cudaStream_t>(config.stream)>>>(args...);
 }

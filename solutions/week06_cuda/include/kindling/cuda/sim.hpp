@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <source_location>
 #include <string>
 #include <tuple>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include <kindling/cuda/launch_config.hpp>
+#include <kindling/cuda/runtime.hpp>
 #include <kindling/error.hpp>
 
 namespace kindling::cuda {
@@ -60,8 +62,15 @@ struct Allocation {
 
 /// A new allocation of `bytes` (poisoned: never written), as `type`.
 Allocation* allocate(std::size_t bytes, std::size_t element_size, const std::string& type);
-/// Frees it (its record stays, marked freed). Freeing twice is a KernelError.
+/// Frees it (its record stays, marked freed; its bytes stay in a quarantine of 64 MiB, so that
+/// a stale pointer into it is still found). Freeing twice is a KernelError.
 void release(Allocation* a);
+/// The allocation (live or quarantined) that holds the device address `address`, and the byte
+/// offset into it; null when no allocation does. One past the end belongs to the allocation.
+Allocation* find(const void* address, std::size_t* offset);
+/// Throws KernelError when the host reads device memory while work is still queued on a
+/// stream (the missing synchronisation that lazy streams make visible). `what` names the read.
+void check_no_pending_work(const char* what);
 /// Bytes allocated and not freed, and the cap beyond which allocate() fails with CUDA's
 /// out-of-memory error.
 std::size_t bytes_in_use();
@@ -107,13 +116,36 @@ std::uint64_t warp_op(unsigned mask, int op, std::uint64_t value, int arg, int w
 /// The lanes of the running thread's warp that have not exited.
 unsigned active_mask();
 
-/// The bytes and name of a launch, and its body (the kernel call with its arguments).
-void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context);
+/// The bytes and name of a launch, and its body (the kernel call with its arguments). `touched`
+/// lists the allocations the kernel's pointer arguments name: the race check compares those
+/// (all live allocations when empty).
+/// `orders`: the thread orders to run (race_check_orders() when the launch was issued; 0: now).
+void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context,
+              const std::vector<Allocation*>& touched = {}, int orders = 0);
+/// Checks `config` (sets the runtime's last error and throws CudaError when it is beyond CUDA's
+/// limits), then queues `run` on the stream of `config`: the runtime runs it when the stream's
+/// mode says (at once, or when the host synchronises).
+void enqueue_launch(const std::string& kernel, const LaunchConfig& config, std::function<void()> run);
 
 /// How many thread orders each launch is run in (1: no race check). Default 3.
 void set_race_check_orders(int orders);
-/// The number set by set_race_check_orders.
+/// The number of orders a launch issued now runs in: set_race_check_orders's, unless a
+/// ScopedRaceCheckOrders on this thread says otherwise.
 int race_check_orders();
+/// For its lifetime, launches issued by this thread run in `orders` thread orders (the engine's
+/// own kernels run in one: their results do not depend on the order, and they are many).
+class ScopedRaceCheckOrders {
+ public:
+  /// Sets the number for this thread.
+  explicit ScopedRaceCheckOrders(int orders);
+  /// Restores the previous number.
+  ~ScopedRaceCheckOrders();
+  ScopedRaceCheckOrders(const ScopedRaceCheckOrders&) = delete;
+  ScopedRaceCheckOrders& operator=(const ScopedRaceCheckOrders&) = delete;
+
+ private:
+  int saved_;
+};
 
 /// The running block's dynamic shared memory.
 Allocation* dynamic_shared();
@@ -267,18 +299,51 @@ DevPtr<T> dynamic_shared_as() {
 std::string kernel_name_from(const char* pretty);
 }  // namespace sim
 
-/// Runs `Kernel` on the simulator: every block of `config.grid`, every thread of
-/// `config.block`, in the thread orders set by sim::set_race_check_orders. Throws
-/// std::invalid_argument for a configuration beyond CUDA's limits, KernelError for what a
-/// kernel does wrong.
+namespace sim {
+/// Adds the allocation that a kernel argument points into (a DevPtr) to `out`; other
+/// arguments add nothing. The race check compares those allocations.
+template <class T>
+void collect_allocation(std::vector<Allocation*>& out, const T& arg) {
+  if constexpr (requires { arg.allocation(); })
+    if (arg.allocation() != nullptr) out.push_back(arg.allocation());
+}
+}  // namespace sim
+
+/// Launches `Kernel` on the simulator: every block of `config.grid`, every thread of
+/// `config.block`, in the thread orders set by sim::set_race_check_orders, on the stream of
+/// `config` (run when the stream's mode says: at once in eager mode, when the host
+/// synchronises in lazy mode). Throws CudaError for a configuration beyond CUDA's limits;
+/// what a kernel does wrong is a KernelError, thrown where the launch runs.
 template <auto Kernel, class... Args>
 void launch(const LaunchConfig& config, Args... args) {
   static const std::string name = sim::kernel_name_from(__PRETTY_FUNCTION__);
   struct Call {
     std::tuple<Args...> args;
     static void run(void* self) { std::apply(Kernel, static_cast<Call*>(self)->args); }
-  } call{std::tuple<Args...>(args...)};
-  sim::run_grid(name.c_str(), config, &Call::run, &call);
+  };
+  std::vector<sim::Allocation*> touched;
+  (sim::collect_allocation(touched, args), ...);
+  const int orders = sim::race_check_orders();
+  sim::enqueue_launch(name, config, [config, touched, orders, call = Call{std::tuple<Args...>(args...)}]() mutable {
+    sim::run_grid(name.c_str(), config, &Call::run, &call, touched, orders);
+  });
+}
+
+/// The device address `p` (what Runtime::malloc returned, plus an offset) as a pointer to T
+/// that the simulator checks; null stays null. Throws CudaError for an address that is not
+/// device memory.
+template <class T>
+DevPtr<T> device_ptr(const void* p) {
+  if (p == nullptr) return DevPtr<T>();
+  std::size_t offset = 0;
+  sim::Allocation* a = sim::find(p, &offset);
+  KINDLING_CHECK_AS(CudaError, a != nullptr && !a->shared, "device_ptr: ", p,
+                    " is not device memory (a host pointer?)");
+  if (a->type == "byte") {  // name the elements in messages as the kernel sees them
+    a->type = sim::type_name<T>();
+    a->element_size = sizeof(T);
+  }
+  return DevPtr<T>(a, static_cast<std::int64_t>(offset));
 }
 
 }  // namespace kindling::cuda

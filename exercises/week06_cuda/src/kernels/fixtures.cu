@@ -2,11 +2,9 @@
 // by the host compiler for the simulator (the tests run it), and by nvcc, so that every one
 // of them is valid CUDA.
 
-#include "fixtures.hpp"
+#include <kindling/cuda/fixtures.hpp>
 
-namespace fixtures {
-using kindling::cuda::launch;
-using kindling::cuda::LaunchConfig;
+namespace kindling::cuda::fixtures {
 
 __global__ void block_sum_kernel(DevPtr<const float> x, DevPtr<float> out, int n, bool barrier) {
   __shared__ float partial[256];
@@ -140,13 +138,24 @@ __global__ void ballots_kernel(DevPtr<const float> x, DevPtr<unsigned> out, int 
 void ballots(DevPtr<const float> x, DevPtr<unsigned> out, int n) {
   launch<ballots_kernel>(LaunchConfig{1, 64}, x, out, n);
 }
-}  // namespace fixtures
+}  // namespace kindling::cuda::fixtures
 
-namespace fixtures {
+namespace kindling::cuda::fixtures {
 __global__ void barriers_kernel(int rounds) {
   for (int i = 0; i < rounds; ++i) __syncthreads();
 }
 void barriers(unsigned blocks, unsigned threads, int rounds) {
   launch<barriers_kernel>(LaunchConfig{blocks, threads}, rounds);
 }
-}  // namespace fixtures
+}  // namespace kindling::cuda::fixtures
+
+namespace kindling::cuda::fixtures {
+__global__ void owners_kernel(DevPtr<int> out, int n) {
+  const int stride = static_cast<int>(blockDim.x * gridDim.x);
+  for (int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
+    out[i] = static_cast<int>(blockIdx.x * 100 + threadIdx.x);
+}
+void owners(DevPtr<int> out, int n, unsigned blocks, unsigned threads) {
+  launch<owners_kernel>(LaunchConfig{blocks, threads}, out, n);
+}
+}  // namespace kindling::cuda::fixtures

@@ -1,0 +1,165 @@
+// Devices: parsing and printing torch.device, the device rule of elementwise ops, and moving a
+// tensor between devices. The kernels of a device come through device_hooks.hpp (week 6).
+
+#include <charconv>
+#include <ostream>
+#include <string>
+
+#include <kindling/device_hooks.hpp>
+#include <kindling/factory.hpp>
+#include <kindling/grad_mode.hpp>
+
+#include "autograd_hooks.hpp"
+#include "internal.hpp"
+
+namespace kindling {
+
+Device::Device(std::string_view spec) {
+  // PyTorch 1.13's rules (c10/core/Device.cpp): a lowercase type, then optionally ':' and a
+  // non-negative index without leading zeros.
+  KINDLING_CHECK(!spec.empty(), "Device string must not be empty");
+  const std::size_t colon = spec.find(':');
+  const std::string_view name = spec.substr(0, colon);
+  if (name == "cpu") {
+    type = DeviceType::CPU;
+  } else if (name == "cuda") {
+    type = DeviceType::CUDA;
+  } else {
+    throw Error(
+        "Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, ort, xla, lazy, vulkan, "
+        "mps, meta, hpu, privateuseone device type at start of device string: " +
+        std::string(spec));
+  }
+  if (colon == std::string_view::npos) return;
+  const std::string_view digits = spec.substr(colon + 1);
+  const bool valid = !digits.empty() && digits.size() <= 9 && (digits.size() == 1 || digits[0] != '0') &&
+                     digits.find_first_not_of("0123456789") == std::string_view::npos;
+  KINDLING_CHECK(valid, "Invalid device string: '", spec, "'");
+  std::from_chars(digits.data(), digits.data() + digits.size(), index);
+}
+
+std::string to_string(const Device& d) {
+  std::string s = d.is_cpu() ? "cpu" : "cuda";
+  if (d.has_index()) s += ":" + std::to_string(d.index);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& out, const Device& d) { return out << to_string(d); }
+
+namespace detail {
+Device common_device(std::initializer_list<const Tensor*> tensors) {
+  // PyTorch's TensorIterator: a 0-d CPU tensor may join an op on any device; any other pair of
+  // different devices is an error naming the op's device first.
+  const Tensor* device_operand = nullptr;
+  for (const Tensor* t : tensors)
+    if (t->defined() && !t->device().is_cpu()) {
+      device_operand = t;
+      break;
+    }
+  if (device_operand == nullptr) return kCPU;
+  const Device d = device_operand->device();
+  for (const Tensor* t : tensors) {
+    if (!t->defined() || t->device() == d) continue;
+    if (t->device().is_cpu() && t->dim() == 0) continue;
+    throw Error(concat("Expected all tensors to be on the same device, but found at least two devices, ", d, " and ",
+                       t->device(), "!"));
+  }
+  return d;
+}
+
+void check_cpu(const Tensor& t, const char* what) {
+  KINDLING_CHECK(t.device().is_cpu(), "'", what, "' is not implemented for ", to_string(t.device()),
+                 " tensors yet (week 6 part 2 brings the rest of the ops to the GPU); move the tensor with .cpu() "
+                 "first");
+}
+
+Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device) {
+  if (device.is_cpu()) return empty_contiguous(sizes, dtype);
+  const auto bytes = static_cast<std::size_t>(numel_of(sizes)) * element_size(dtype);
+  return Tensor::make(Storage::allocate(bytes, device), sizes.vec(), contiguous_strides(sizes), 0, dtype);
+}
+
+void throw_not_on_cpu(const Tensor& t) {
+  check_cpu(t, "this operation");
+  throw Error("throw_not_on_cpu: called for a CPU tensor");
+}
+}  // namespace detail
+
+Storage detail::allocate_on_device(std::size_t nbytes, Device device) {
+  DeviceBackend& backend = device_backend(device.type);
+  void* p = backend.allocate(nbytes, device);
+  return Storage::from_blob(
+      p, nbytes, [device](void* q) { device_backend(device.type).deallocate(q, device); }, device);
+}
+
+Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking) const {
+  return to(device, non_blocking).to(dtype);
+}
+
+// to(Device) is the task week06.device_moves (week 6: src/tasks/device_moves.cpp); cuda() and
+// cpu() are the engine's own moves, which the other tasks' tests rely on.
+namespace {
+Tensor move(const Tensor& t, Device device, bool non_blocking) {
+  KINDLING_CHECK(!(t.requires_grad() && GradMode::is_enabled()),
+                 "Kindling records no gradient through a move between devices yet (week 6 part 2): call detach() "
+                 "first, or move the leaf before it requires grad");
+  Tensor out = detail::empty_contiguous(t.sizes(), t.dtype(), device);
+  device_backend(device.is_cpu() ? t.device().type : device.type).copy(out, t, non_blocking);
+  return out;
+}
+}  // namespace
+
+Tensor Tensor::cuda(bool non_blocking) const {
+  const Device d = device_backend(DeviceType::CUDA).resolve(Device(DeviceType::CUDA));
+  return device() == d ? *this : move(*this, d, non_blocking);
+}
+Tensor Tensor::cpu() const { return device().is_cpu() ? *this : move(*this, kCPU, false); }
+
+}  // namespace kindling
+
+namespace kindling::detail::autograd {
+const char* op_name(Op op) {
+  switch (op) {
+    case Op::Sum:
+      return "sum";
+    case Op::Mean:
+      return "mean";
+    case Op::Prod:
+      return "prod";
+    case Op::MaxAll:
+    case Op::MaxDim:
+      return "max";
+    case Op::MinAll:
+    case Op::MinDim:
+      return "min";
+    case Op::Logsumexp:
+      return "logsumexp";
+    case Op::Softmax:
+      return "softmax";
+    case Op::LogSoftmax:
+      return "log_softmax";
+    case Op::Dot:
+      return "dot";
+    case Op::Mv:
+      return "mv";
+    case Op::Mm:
+      return "mm";
+    case Op::Bmm:
+      return "bmm";
+    case Op::Addmm:
+      return "addmm";
+    case Op::Cat:
+      return "cat";
+    case Op::Stack:
+      return "stack";
+    case Op::IndexSelect:
+      return "index_select";
+    case Op::MaskedFill:
+      return "masked_fill";
+    case Op::Where:
+      return "where";
+    default:
+      return "this operation";
+  }
+}
+}  // namespace kindling::detail::autograd

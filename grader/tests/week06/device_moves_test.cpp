@@ -1,0 +1,100 @@
+// Task week06.device_moves: Tensor::to(device, non_blocking, copy).
+
+#include <kindling/cuda/runtime.hpp>
+#include <kindling/kindling.hpp>
+#include <kindling/no_grad.hpp>
+
+#include "testing.hpp"
+
+namespace kindling::testing {
+namespace {
+Tensor sample(IntArrayRef sizes) { return (arange(numel_of(sizes), kFloat32).reshape(sizes) * 0.25 - 1.0); }
+}  // namespace
+
+TEST(week06_device_moves, ToCudaMakesARowMajorCopyOnCuda0WithTheSameValues) {
+  const Tensor x = sample({3, 4});
+  for (const Device d : {Device("cuda"), Device("cuda:0"), Device(kCUDA)}) {
+    const Tensor y = x.to(d);
+    EXPECT_EQ(y.device(), Device("cuda:0")) << "\"cuda\" means cuda:0";
+    EXPECT_EQ(y.sizes().vec(), x.sizes().vec());
+    EXPECT_EQ(y.dtype(), kFloat32);
+    EXPECT_TRUE(y.is_contiguous());
+    EXPECT_EQ(y.storage_offset(), 0);
+    EXPECT_TRUE(equal(y.cpu(), x));
+  }
+  const Tensor i = arange(6, kInt64).reshape({2, 3});
+  EXPECT_EQ(i.to(Device("cuda")).dtype(), kInt64);
+  EXPECT_TRUE(equal(i.to(Device("cuda")).cpu(), i));
+}
+
+TEST(week06_device_moves, AStridedOrOffsetTensorArrivesRowMajorWithItsOwnValues) {
+  const Tensor x = sample({4, 6});
+  for (const Tensor& v : {x.t(), x.slice(1, 1, 6, 2), x.select(0, 2), x[1].slice(0, 3, 6), x.narrow(0, 1, 2).t(),
+                          x.slice(0, 0, 1).expand({3, 6})}) {
+    const Tensor y = v.to(Device("cuda"));
+    EXPECT_TRUE(y.is_contiguous());
+    EXPECT_EQ(y.sizes().vec(), v.sizes().vec());
+    EXPECT_TRUE(equal(y.cpu(), v)) << v;
+  }
+}
+
+TEST(week06_device_moves, OnItsDeviceAlreadyATensorIsReturnedItselfUnlessACopyIsAsked) {
+  const Tensor x = sample({2, 3});
+  EXPECT_TRUE(x.to(kCPU).is_same(x));
+  const Tensor d = x.to(Device("cuda"));
+  EXPECT_TRUE(d.to(Device("cuda")).is_same(d)) << "cuda and cuda:0 are the same device here";
+  EXPECT_TRUE(d.to(Device("cuda:0")).is_same(d));
+  const Tensor c = d.to(Device("cuda"), false, /*copy=*/true);
+  EXPECT_FALSE(c.is_same(d));
+  EXPECT_FALSE(c.is_alias_of(d));
+  EXPECT_TRUE(equal(c.cpu(), x));
+  const Tensor h = x.to(kCPU, false, /*copy=*/true);
+  EXPECT_FALSE(h.is_alias_of(x));
+  EXPECT_TRUE(equal(h, x));
+}
+
+TEST(week06_device_moves, BackToTheCpuAndBetweenMovesTheValuesSurvive) {
+  const Tensor x = sample({5});
+  const Tensor back = x.to(Device("cuda")).to(kCPU);
+  EXPECT_TRUE(back.device().is_cpu());
+  EXPECT_FALSE(back.is_alias_of(x));
+  EXPECT_TRUE(equal(back, x));
+  const Tensor t = x.to(Device("cuda")).reshape({5, 1}).expand({5, 2}).to(kCPU);  // strided on the device
+  EXPECT_TRUE(t.is_contiguous());
+  EXPECT_TRUE(equal(t, x.reshape({5, 1}).expand({5, 2})));
+}
+
+TEST(week06_device_moves, AnIndexBeyondTheDevicesAndATensorRecordingGradientsAreRefused) {
+  const Tensor x = sample({2});
+  expect_error<Error>([&] { (void)x.to(Device("cuda:1")); }, "CUDA error: invalid device ordinal");
+  const Tensor leaf = sample({2}).requires_grad_();
+  try {
+    (void)leaf.to(Device("cuda"));
+    ADD_FAILURE() << "a tensor that requires grad was moved";
+  } catch (const NotImplemented&) {
+    throw;
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("detach()"), std::string::npos) << e.what();
+  }
+  {
+    NoGradGuard no_grad;
+    EXPECT_TRUE(leaf.to(Device("cuda")).is_cuda());
+  }
+  EXPECT_TRUE(equal(leaf.detach().to(Device("cuda")).cpu(), leaf.detach()));
+}
+
+TEST(week06_device_moves, NonBlockingFromPinnedMemoryIsAsynchronousAndCorrectAfterSynchronising) {
+  const Tensor x = sample({64}).pin_memory();
+  ASSERT_TRUE(x.is_pinned());
+  ASSERT_TRUE(cuda::sim_runtime().is_pinned(x.data_ptr())) << "week 4's pool registers its pages";
+  const Tensor d = x.to(Device("cuda"), /*non_blocking=*/true);
+  EXPECT_FALSE(cuda::sim_runtime().query_stream(nullptr)) << "a non_blocking copy from pinned memory was not queued";
+  cuda::synchronize();
+  EXPECT_TRUE(equal(d.cpu(), x));
+  const Tensor p = sample({64});  // pageable: synchronous whatever non_blocking says
+  const Tensor e = p.to(Device("cuda"), true);
+  EXPECT_TRUE(cuda::sim_runtime().query_stream(nullptr));
+  EXPECT_TRUE(equal(e.cpu(), p));
+}
+
+}  // namespace kindling::testing

@@ -1,0 +1,88 @@
+#pragma once
+/// @file device_hooks.hpp
+/// The extension point through which operations on a tensor that is not on the CPU reach a
+/// device's kernels. Week 1 declares it and calls it; week 6 (the GPU) defines
+/// device_backend() and plugs its kernels in. No week includes a later week's header: the
+/// engine's CPU code only ever sees this interface.
+///
+/// Note: the engine checks devices before it calls a backend. Every tensor handed to a
+/// backend is on that backend's device, except a 0-d CPU operand of a binary op (a wrapped
+/// Scalar or a CPU scalar tensor, which PyTorch lets any device read) and one side of a copy.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <kindling/tensor.hpp>
+
+namespace kindling {
+
+/// The elementwise operations with one input that a device runs.
+enum class UnaryOp : std::uint8_t {
+  Neg,
+  Abs,
+  Sign,
+  Exp,
+  Log,
+  Log1p,
+  Sqrt,
+  Rsqrt,
+  Sin,
+  Cos,
+  Tanh,
+  Sigmoid,
+  Reciprocal,
+  Relu,
+  Floor,
+  Ceil,
+  Round,
+  IsNan,
+  IsFinite,
+  LogicalNot
+};
+
+/// The elementwise operations with two inputs that a device runs (week 1's order).
+enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };
+
+/// What a device offers the engine. Week 6 implements it for CUDA.
+class DeviceBackend {
+ public:
+  virtual ~DeviceBackend() = default;
+  /// `bytes` of memory on `device` (the caching allocator's), freed by deallocate().
+  virtual void* allocate(std::size_t bytes, Device device) = 0;
+  /// Returns memory from allocate().
+  virtual void deallocate(void* ptr, Device device) = 0;
+  /// The device a tensor created "on cuda" gets ("cuda" becomes "cuda:0"); throws PyTorch's
+  /// error for an index beyond the devices present.
+  virtual Device resolve(Device device) = 0;
+  /// dst = src, elementwise, converting the dtype: equal sizes (src already expanded), any
+  /// strides; at least one of them is on this device. `non_blocking`: asynchronous for the
+  /// host where CUDA allows it (pinned host memory).
+  virtual void copy(const Tensor& dst, const Tensor& src, bool non_blocking) = 0;
+  /// Every element of `dst` set to `value`.
+  virtual void fill(const Tensor& dst, const Scalar& value) = 0;
+  /// out = op(x), out of dtype `out.dtype()`, x of the compute dtype, equal sizes.
+  virtual void unary(UnaryOp op, const Tensor& out, const Tensor& x) = 0;
+  /// out = a op b (alpha * b for Add and Sub), a and b of the compute dtype and expanded to
+  /// out's sizes (or 0-d CPU tensors); out of the compute dtype, or bool for comparisons.
+  virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) = 0;
+  /// Tells the device that host memory [ptr, ptr + bytes) is page-locked (week 4's pool), so
+  /// that copies from it may be asynchronous; unregister_host undoes it.
+  virtual void register_host(void* ptr, std::size_t bytes) = 0;
+  /// Undoes register_host.
+  virtual void unregister_host(void* ptr) = 0;
+};
+
+/// The backend of `type` (CUDA: defined by week 6). Throws for the CPU, which has none.
+DeviceBackend& device_backend(DeviceType type);
+
+namespace detail {
+/// The device an elementwise op with these operands runs on: the first non-CPU device, with
+/// 0-d CPU tensors allowed beside it; PyTorch's error for two different devices ("Expected
+/// all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!").
+Device common_device(std::initializer_list<const Tensor*> tensors);
+/// Throws when `t` is not on the CPU: `what` names the operation ("'mm' is not implemented
+/// for CUDA tensors yet (week 6 part 2)").
+void check_cpu(const Tensor& t, const char* what);
+}  // namespace detail
+
+}  // namespace kindling

@@ -1,0 +1,178 @@
+// CUDA's DeviceBackend (device_hooks.hpp): what week 1's engine calls for a tensor on `cuda`.
+// Memory from the caching allocator, copies through the runtime (asynchronous from pinned
+// memory when asked), and the elementwise kernels of kernels/elementwise.cu.
+
+#include <cstring>
+#include <mutex>
+#include <vector>
+
+#include <kindling/cuda/caching_allocator.hpp>
+#include <kindling/cuda/runtime.hpp>
+#include <kindling/cuda/sim.hpp>
+#include <kindling/device_hooks.hpp>
+#include <kindling/factory.hpp>
+
+#include "kernels/elementwise.hpp"
+
+namespace kindling::cuda {
+
+namespace {
+static_assert(static_cast<int>(UnaryOp::LogicalNot) == 19 && static_cast<int>(UnaryOp::IsNan) == 17,
+              "kernels/elementwise.cu numbers UnaryOp in the same order");
+static_assert(static_cast<int>(BinaryOp::Eq) == 7 && static_cast<int>(BinaryOp::Ge) == 12,
+              "kernels/elementwise.cu numbers BinaryOp in the same order");
+
+kernels::Operand operand_of(const Tensor& t) {
+  kernels::Operand o;
+  if (t.device().is_cpu()) {  // a 0-d CPU operand: its value
+    o.is_scalar = true;
+    o.scalar = t.item<double>();
+    o.scalar_int = t.dtype() == kFloat32 || t.dtype() == kFloat64 ? 0 : t.item<std::int64_t>();
+    return o;
+  }
+  KINDLING_CHECK(t.dim() <= kernels::kMaxDims, "a CUDA tensor of more than ", kernels::kMaxDims,
+                 " dimensions reached a kernel (make it contiguous and view it with fewer)");
+  o.data = t.storage().data();
+  o.layout.ndim = static_cast<int>(t.dim());
+  for (int d = 0; d < o.layout.ndim; ++d) {
+    o.layout.sizes[d] = t.sizes()[static_cast<std::size_t>(d)];
+    o.layout.strides[d] = t.strides()[static_cast<std::size_t>(d)];
+  }
+  o.layout.offset = t.storage_offset();
+  return o;
+}
+
+// A tensor with more dims than a kernel indexes is read through a contiguous copy of fewer.
+void check_dims(const Tensor& t) {
+  KINDLING_CHECK(t.dim() <= kernels::kMaxDims, "CUDA tensors of more than ", kernels::kMaxDims,
+                 " dimensions are not supported by Kindling's kernels");
+}
+
+class CudaBackend final : public DeviceBackend {
+ public:
+  void* allocate(std::size_t bytes, Device) override {
+    if (caching_enabled()) return caching_allocator().allocate(bytes);
+    return bytes == 0 ? nullptr : runtime().malloc(bytes);
+  }
+  void deallocate(void* ptr, Device) override {
+    if (caching_enabled())
+      caching_allocator().free(ptr);
+    else
+      runtime().free(ptr);
+  }
+  Device resolve(Device device) override {
+    const int index = device.has_index() ? device.index : 0;
+    KINDLING_CHECK(index < runtime().device_count(), "CUDA error: invalid device ordinal");
+    return Device(DeviceType::CUDA, index);
+  }
+
+  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(dst);
+    check_dims(src);
+    const bool dst_dev = !dst.device().is_cpu(), src_dev = !src.device().is_cpu();
+    if (dst_dev && src_dev) return device_copy(dst, src);
+    if (dst_dev) {  // host to device: one copy of a contiguous host tensor of dst's dtype
+      const Tensor host = src.to(dst.dtype()).contiguous();
+      if (dst.is_contiguous()) return transfer(dst.data_ptr(), host, CopyKind::HostToDevice, non_blocking);
+      const Tensor staging = empty_on_device(dst);
+      transfer(staging.data_ptr(), host, CopyKind::HostToDevice, non_blocking);
+      return device_copy(dst, staging);
+    }
+    // device to host: a contiguous device tensor of dst's dtype, then one copy
+    Tensor dev = src;
+    if (src.dtype() != dst.dtype() || !src.is_contiguous()) {
+      dev = empty(dst.sizes(), TensorOptions(dst.dtype()).device(src.device()));
+      device_copy(dev, src);
+    }
+    if (dst.is_contiguous()) return transfer_to_host(dst.data_ptr(), dev, dst, non_blocking);
+    const Tensor host = empty(dst.sizes(), dst.dtype());
+    transfer_to_host(host.data_ptr(), dev, host, false);
+    dst.copy_(host);
+  }
+
+  void fill(const Tensor& dst, const Scalar& value) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(dst);
+    kernels::fill(dst.dtype(), operand_of(dst), value.to<double>(),
+                  value.is_floating_point() ? static_cast<std::int64_t>(value.to<double>()) : value.to<std::int64_t>(),
+                  dst.numel(), nullptr);
+  }
+
+  void unary(UnaryOp op, const Tensor& out, const Tensor& x) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(x);
+    kernels::unary(static_cast<int>(op), out.dtype(), operand_of(out), x.dtype(), operand_of(x), out.numel(), nullptr);
+  }
+
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(out);
+    kernels::binary(static_cast<int>(op), a.dtype(), operand_of(out), operand_of(a), operand_of(b), alpha.to<double>(),
+                    alpha.is_floating_point() ? 0 : alpha.to<std::int64_t>(), out.numel(), nullptr);
+  }
+
+  void register_host(void* ptr, std::size_t bytes) override { runtime().host_register(ptr, bytes); }
+  void unregister_host(void* ptr) override { runtime().host_unregister(ptr); }
+
+ private:
+  static Tensor empty_on_device(const Tensor& like) {
+    return empty(like.sizes(), TensorOptions(like.dtype()).device(like.device()));
+  }
+
+  static void device_copy(const Tensor& dst, const Tensor& src) {
+    kernels::copy(dst.dtype(), operand_of(dst), src.dtype(), operand_of(src), dst.numel(), nullptr);
+  }
+
+  // Host memory read by an asynchronous copy must outlive it: the storage is kept until an event
+  // recorded after the copy has completed (PyTorch's pinned allocator does the same).
+  void transfer(void* device_dst, const Tensor& host, CopyKind kind, bool non_blocking) {
+    const std::size_t bytes = static_cast<std::size_t>(host.numel()) * host.element_size();
+    if (bytes == 0) return;
+    Runtime& rt = runtime();
+    if (non_blocking && rt.is_pinned(host.data_ptr())) {
+      rt.memcpy_async(device_dst, host.data_ptr(), bytes, kind, nullptr);
+      keep_until_done(host.storage());
+    } else {
+      rt.memcpy(device_dst, host.data_ptr(), bytes, kind);
+    }
+  }
+  void transfer_to_host(void* host_dst, const Tensor& dev, const Tensor& host, bool non_blocking) {
+    const std::size_t bytes = static_cast<std::size_t>(dev.numel()) * dev.element_size();
+    if (bytes == 0) return;
+    Runtime& rt = runtime();
+    if (non_blocking && rt.is_pinned(host_dst)) {
+      rt.memcpy_async(host_dst, dev.data_ptr(), bytes, CopyKind::DeviceToHost, nullptr);
+      keep_until_done(dev.storage());
+      keep_until_done(host.storage());
+    } else {
+      rt.memcpy(host_dst, dev.data_ptr(), bytes, CopyKind::DeviceToHost);
+    }
+  }
+  void keep_until_done(const Storage& s) {
+    std::lock_guard lock(mutex_);
+    Runtime& rt = runtime();
+    std::erase_if(kept_, [&](const auto& k) {
+      if (!rt.query_event(k.first)) return false;
+      rt.destroy_event(k.first);
+      return true;
+    });
+    Event e = rt.create_event();
+    rt.record_event(e, nullptr);
+    kept_.push_back({e, s});
+  }
+
+  std::mutex mutex_;
+  std::vector<std::pair<Event, Storage>> kept_;
+};
+}  // namespace
+
+}  // namespace kindling::cuda
+
+namespace kindling {
+DeviceBackend& device_backend(DeviceType type) {
+  KINDLING_CHECK(type == DeviceType::CUDA, "the CPU has no device backend");
+  static auto* backend = new cuda::CudaBackend;  // never destroyed: tensors may be freed after main
+  return *backend;
+}
+}  // namespace kindling

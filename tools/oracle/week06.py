@@ -1,0 +1,55 @@
+#!/usr/bin/python3
+"""Expected texts and values for week 6 (the GPU), produced by PyTorch 1.13 (Debian's python3-torch).
+
+Run with Debian's interpreter:  /usr/bin/python3 tools/oracle/week06.py
+It writes grader/tests/week06/data/oracle.json.
+
+Debian's PyTorch has no CUDA, so the device rule of elementwise ops is recorded with the "meta"
+device in CUDA's place: PyTorch's TensorIterator raises the same error for any pair of devices,
+naming the op's device first; the C++ tests read "meta" as "cuda:0". The values of elementwise
+ops on the device are checked against Kindling's own CPU results, which week 1's tests hold to
+PyTorch's.
+"""
+import json
+import os
+import sys
+
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from common import error  # noqa: E402
+
+assert torch.__version__.startswith("1.13"), torch.__version__
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "grader", "tests", "week06", "data", "oracle.json")
+cases = {}
+
+# torch.device(spec): what it parses to ({"type", "index"}: index None -> -1), or its error.
+devices = []
+for spec in ["cpu", "cuda", "cuda:0", "cuda:1", "cuda:12", "cpu:0", "gpu", "CUDA", "cuda:-1", "cuda:x", "cuda:0:1",
+             "cuda: 1", "cuda:01", "cuda:", ""]:
+    try:
+        d = torch.device(spec)
+        devices.append({"spec": spec, "type": d.type, "index": -1 if d.index is None else d.index, "str": str(d)})
+    except Exception as e:  # noqa: BLE001
+        devices.append({"spec": spec, "error": {"type": type(e).__name__, "message": str(e)}})
+cases["devices"] = devices
+cases["device_equality"] = {"cuda_vs_cuda0": torch.device("cuda") == torch.device("cuda:0"),
+                            "cpu_vs_cpu0": torch.device("cpu") == torch.device("cpu:0")}
+
+# The device rule, with "meta" standing for cuda:0.
+dev = torch.ones(2, 3, device="meta")
+cpu = torch.ones(2, 3)
+cpu0 = torch.tensor(2.0)
+cases["mixed"] = {
+    "device_plus_cpu": error(lambda: dev + cpu),
+    "cpu_plus_device": error(lambda: cpu + dev),
+    "cpu_inplace_device": error(lambda: cpu.add_(dev)),
+    "device_mul_cpu": error(lambda: torch.mul(dev, cpu)),
+    "device_plus_cpu_0d_ok": str((dev + cpu0).device),
+    "cpu_0d_plus_device_ok": str((cpu0 + dev).device),
+}
+
+os.makedirs(os.path.dirname(OUT), exist_ok=True)
+with open(OUT, "w") as f:
+    json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)
+    f.write("\n")
