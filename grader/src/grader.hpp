@@ -179,6 +179,48 @@ class Session {
   std::map<std::string, std::string> stubbed_;  // task id -> its compiler error
 };
 
+// ---- the mutation suite (grader/mutants, `./grade mutants`) ----------------------------------------
+/// A task's reference file with one plausible mistake: grader/mutants/<week>/<task>/<name>.<ext>,
+/// whose first line is `// MUTANT: <the misunderstanding>` and whose optional second line
+/// `// EQUIVALENT: <why>` marks a mistake no behaviour can tell apart (not run, not counted).
+struct Mutant {
+  std::string task_id;         // "week01.view"
+  std::filesystem::path file;  // the mutant's file
+  std::string name;            // its stem: "ignores_offset"
+  std::string description;     // what misunderstanding it stands for
+  bool equivalent = false;
+  std::string equivalent_reason;
+  std::string body;  // the task file's text with the mistake (the header lines removed)
+};
+enum class MutantVerdict { Killed, Survived, Invalid, Equivalent };
+std::string to_string(MutantVerdict v);
+struct MutantResult {
+  Mutant mutant;
+  MutantVerdict verdict = MutantVerdict::Invalid;
+  Status status = Status::Failed;  // the task's status with the mutant in place
+  std::string message;             // the first failure (killed), why it is invalid or equivalent
+  double seconds = 0;
+};
+/// Reads a mutant file's header; throws when the first line is not `// MUTANT: ...`.
+Mutant parse_mutant(const std::string& task_id, const std::filesystem::path& file, const std::string& text);
+/// The mutants of `tasks`, in task order, then by file name.
+std::vector<Mutant> find_mutants(const std::filesystem::path& source_dir, const std::vector<Task>& tasks);
+/// The tasks whose task file, mutants or week's tests differ between git revision `since` and
+/// the working tree.
+std::vector<std::string> changed_tasks(const Manifest& m, const std::filesystem::path& source_dir,
+                                       const std::string& since, const std::filesystem::path& log);
+/// `count` mutants of `all`, chosen by a shuffle seeded with `seed` (a commit: reproducible).
+std::vector<Mutant> rotation(const std::vector<Mutant>& all, std::size_t count, const std::string& seed);
+/// Copies each mutant over its task file in the solutions tree of o.source_dir, builds the week's
+/// tests in o.build_dir, grades the task (and its performance points, when its tests pass and it
+/// has some), and restores the file; a file left by an interrupted run is restored first.
+std::vector<MutantResult> run_mutants(const Manifest& m, const std::vector<Mutant>& mutants, const GradeOptions& o,
+                                      std::ostream& progress);
+/// One line per mutant and the kill rate.
+std::string mutants_table(const std::vector<MutantResult>& results);
+/// The results as a JSON array.
+std::string mutants_json(const std::vector<MutantResult>& results);
+
 // ---- what a student's build folder remembers --------------------------------------------------------
 /// The latest result of every task graded in this build folder, so that a partial
 /// run (one task, watch mode) still reports the whole worksheet.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <set>
 
 #include <CLI/CLI.hpp>
 
@@ -57,6 +58,20 @@ int main(int argc, char** argv) {
   hint->add_option("task", hint_for, "the task; the first one not yet passed when none");
   CLI::App* watch_cmd = app.add_subcommand("watch", "re-grade the current task whenever a file is saved");
   watch_cmd->add_option("selection", watch_selection, "weeks or tasks to work through; all when none");
+  std::vector<std::string> mutant_selection;
+  std::string changed_since, rotation_seed, mutants_json_out;
+  std::size_t rotation_count = 0;
+  bool mutants_list = false;
+  CLI::App* mutants_cmd =
+      app.add_subcommand("mutants", "the mutation suite: grade each planted wrong solution (grader/mutants)");
+  mutants_cmd->add_option("selection", mutant_selection, "weeks or tasks whose mutants run; all when none");
+  mutants_cmd->add_option("--changed-since", changed_since,
+                          "also select the tasks whose task file, mutants or week's tests changed since this git "
+                          "revision (with no selection: only those)");
+  mutants_cmd->add_option("--rotation", rotation_count, "add this many other mutants, chosen by --seed");
+  mutants_cmd->add_option("--seed", rotation_seed, "the rotation's seed (a commit hash makes a run reproducible)");
+  mutants_cmd->add_option("--mutants-json", mutants_json_out, "write the mutants' results as JSON");
+  mutants_cmd->add_flag("--list", mutants_list, "list the selected mutants and their descriptions, then stop");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -74,6 +89,45 @@ int main(int argc, char** argv) {
         return 0;
       }
       std::cout << next_hint(workspace, *t);
+      return 0;
+    }
+    if (mutants_cmd->parsed()) {
+      std::vector<Mutant> chosen;
+      std::set<std::string> files;
+      auto add = [&](const std::vector<Mutant>& ms) {
+        for (const auto& mu : ms)
+          if (files.insert(mu.file.string()).second) chosen.push_back(mu);
+      };
+      if (!mutant_selection.empty() || changed_since.empty())
+        add(find_mutants(source_dir, select_tasks(manifest, mutant_selection)));
+      if (!changed_since.empty()) {
+        const auto ids = changed_tasks(manifest, source_dir, changed_since, fs::path(build_dir) / "mutants-git.log");
+        if (!ids.empty()) add(find_mutants(source_dir, select_tasks(manifest, ids)));
+        std::cout << "mutants: " << ids.size() << " task(s) changed since " << changed_since << "\n";
+      }
+      if (rotation_count > 0) {
+        std::vector<Mutant> rest;
+        for (const auto& mu : find_mutants(source_dir, manifest.tasks))
+          if (!files.count(mu.file.string())) rest.push_back(mu);
+        add(rotation(rest, rotation_count, rotation_seed));
+      }
+      if (mutants_list) {
+        for (const auto& mu : chosen)
+          std::cout << mu.task_id << "  " << mu.name << (mu.equivalent ? "  (equivalent)" : "") << "\n    "
+                    << mu.description << "\n";
+        return 0;
+      }
+      GradeOptions options;
+      options.source_dir = source_dir;
+      options.build_dir = build_dir;
+      options.timeout = timeout;
+      options.memory_mb = memory_mb;
+      options.perf = !no_perf;
+      const auto results = run_mutants(manifest, chosen, options, std::cout);
+      std::cout << mutants_table(results);
+      write_file(mutants_json_out, mutants_json(results));
+      for (const auto& r : results)
+        if (r.verdict == MutantVerdict::Survived || r.verdict == MutantVerdict::Invalid) return 1;
       return 0;
     }
     const std::vector<Task> tasks = select_tasks(manifest, watch_cmd->parsed() ? watch_selection : selection);

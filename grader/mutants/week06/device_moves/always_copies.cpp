@@ -30,6 +30,7 @@ namespace kindling {
 ///    memory it is synchronous anyway, as in CUDA.
 Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
   // BEGIN SOLUTION week06.device_moves
+  (void)copy;
   if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
   KINDLING_CHECK(!(requires_grad() && GradMode::is_enabled()),
                  "Kindling records no gradient through a move between devices yet (week 6 part 2): call detach() "

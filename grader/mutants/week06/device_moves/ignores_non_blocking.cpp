@@ -30,6 +30,7 @@ namespace kindling {
 ///    memory it is synchronous anyway, as in CUDA.
 Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
   // BEGIN SOLUTION week06.device_moves
+  (void)non_blocking;
   if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
   if (device == this->device() && !copy) return *this;
   KINDLING_CHECK(!(requires_grad() && GradMode::is_enabled()),
