@@ -182,7 +182,9 @@ class Session {
 // ---- the mutation suite (grader/mutants, `./grade mutants`) ----------------------------------------
 /// A task's reference file with one plausible mistake: grader/mutants/<week>/<task>/<name>.<ext>,
 /// whose first line is `// MUTANT: <the misunderstanding>` and whose optional second line
-/// `// EQUIVALENT: <why>` marks a mistake no behaviour can tell apart (not run, not counted).
+/// `// EQUIVALENT: <why>` marks a mistake no behaviour can tell apart (not run, not counted), or
+/// `// PERFORMANCE: <what is slower>` one that only the task's performance points can tell
+/// (skipped when performance is not graded).
 struct Mutant {
   std::string task_id;         // "week01.view"
   std::filesystem::path file;  // the mutant's file
@@ -190,9 +192,11 @@ struct Mutant {
   std::string description;     // what misunderstanding it stands for
   bool equivalent = false;
   std::string equivalent_reason;
+  bool performance = false;  // `// PERFORMANCE: <what is slower>`: the same values, only slower
+  std::string performance_reason;
   std::string body;  // the task file's text with the mistake (the header lines removed)
 };
-enum class MutantVerdict { Killed, Survived, Invalid, Equivalent };
+enum class MutantVerdict { Killed, Survived, Invalid, Equivalent, Skipped };
 std::string to_string(MutantVerdict v);
 struct MutantResult {
   Mutant mutant;

@@ -106,6 +106,9 @@ Mutant parse_mutant(const std::string& task_id, const fs::path& file, const std:
     } else if (!first && l.rfind("// EQUIVALENT:", 0) == 0) {
       m.equivalent = true;
       m.equivalent_reason = std::string(l.substr(14));
+    } else if (!first && l.rfind("// PERFORMANCE:", 0) == 0) {
+      m.performance = true;
+      m.performance_reason = std::string(l.substr(15));
     } else {
       break;
     }
@@ -118,6 +121,7 @@ Mutant parse_mutant(const std::string& task_id, const fs::path& file, const std:
   };
   trim(m.description);
   trim(m.equivalent_reason);
+  trim(m.performance_reason);
   if (m.description.empty())
     throw std::runtime_error(file.string() + ": a mutant's first line must be `// MUTANT: <the misunderstanding>`");
   m.body = text.substr(std::min(consumed, text.size()));
@@ -194,6 +198,20 @@ std::vector<MutantResult> run_mutants(const Manifest& m, const std::vector<Mutan
       results.push_back(r);
       continue;
     }
+    if (mu.performance && !task->perf) {
+      r.verdict = MutantVerdict::Skipped;
+      r.message = "only slower (" + mu.performance_reason + "), and the task has no performance points to tell";
+      out << " skipped (performance only, no performance points)\n";
+      results.push_back(r);
+      continue;
+    }
+    if (mu.performance && !o.perf) {
+      r.verdict = MutantVerdict::Skipped;
+      r.message = "only slower (" + mu.performance_reason + "): run with performance points to grade it";
+      out << " skipped (performance only)\n";
+      results.push_back(r);
+      continue;
+    }
     const fs::path target = o.source_dir / task->source("solutions", m.week(task->week).folder);
     const fs::path real_target =
         fs::path(target).replace_extension(mu.file.extension());  // a kernel task's file is a .cu
@@ -252,13 +270,15 @@ std::string to_string(MutantVerdict v) {
       return "invalid";
     case MutantVerdict::Equivalent:
       return "equivalent";
+    case MutantVerdict::Skipped:
+      return "skipped";
   }
   return "?";
 }
 
 std::string mutants_table(const std::vector<MutantResult>& results) {
   std::ostringstream out;
-  std::size_t killed = 0, survived = 0, invalid = 0, equivalent = 0;
+  std::size_t killed = 0, survived = 0, invalid = 0, equivalent = 0, skipped = 0;
   for (const auto& r : results) {
     out << std::left << std::setw(30) << r.mutant.task_id << std::setw(28) << r.mutant.name << std::setw(11)
         << to_string(r.verdict);
@@ -282,11 +302,15 @@ std::string mutants_table(const std::vector<MutantResult>& results) {
       case MutantVerdict::Equivalent:
         ++equivalent;
         break;
+      case MutantVerdict::Skipped:
+        ++skipped;
+        break;
     }
   }
   const std::size_t counted = killed + survived;
   out << "mutants: " << results.size() << " run; " << killed << " killed, " << survived << " survived, " << invalid
-      << " invalid (do not compile), " << equivalent << " equivalent (not counted)";
+      << " invalid (do not compile), " << equivalent << " equivalent and " << skipped
+      << " performance-only skipped (not counted)";
   if (counted > 0)
     out << "; kill rate " << killed << "/" << counted << " = " << std::fixed << std::setprecision(1)
         << 100.0 * static_cast<double>(killed) / static_cast<double>(counted) << "%";

@@ -108,3 +108,39 @@ TEST(week01_add_out, OutArgumentsDoNotTakePartInAutograd) {
   add_out(out, a, ones({2}));
   EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{2, 2}));
 }
+
+// torch.add(ones(2, requires_grad=True), ones(2), out=zeros(2, dtype=long)) -> RuntimeError "add(): functions with
+// out=... arguments don't support automatic differentiation, but one of the arguments requires grad."
+TEST(week01_add_out, TheAutogradCheckComesBeforeTheCastCheck) {
+  const Tensor a = ones({2});
+  a.requires_grad_();
+  SCOPED_TRACE("an add that both requires grad and cannot be cast must report the autograd error (step 1) first");
+  expect_error<Error>([&] { add_out(zeros({2}, kInt64), a, ones({2})); },
+                      "add(): functions with out=... arguments don't support automatic differentiation, but one of "
+                      "the arguments requires grad.");
+}
+
+// torch.add(ones(2), ones(2), out=zeros(2, requires_grad=True)) -> RuntimeError "add(): functions with out=...
+// arguments don't support automatic differentiation, but one of the arguments requires grad."
+TEST(week01_add_out, AnOutThatRequiresGradIsRefusedToo) {
+  const Tensor out = zeros({2});
+  out.requires_grad_();
+  expect_error<Error>([&] { add_out(out, ones({2}), ones({2})); },
+                      "add(): functions with out=... arguments don't support automatic differentiation, but one of "
+                      "the arguments requires grad.");
+  EXPECT_EQ(out.to_vector<float>(), (std::vector<float>{0, 0}))
+      << "out requiring grad counts as much as a or b requiring it: nothing may be written";
+}
+
+// base = zeros(10); out = base[2:4]; torch.add(arange(6.).view(2, 3), ones(3), out=out)
+// -> out.storage_offset() == 2, base == [0, 0, 1, 2, 3, 4, 5, 6, 0, 0]
+TEST(week01_add_out, AResizedOutKeepsItsStorageOffset) {
+  const Tensor base = zeros({10});
+  const Tensor out = base.slice(0, 2, 4);
+  add_out(out, arange(6, kFloat32).view({2, 3}), ones({3}));
+  EXPECT_EQ(out.sizes().vec(), (Shape{2, 3}));
+  EXPECT_EQ(out.storage_offset(), 2) << "resize_ keeps out's storage offset; it does not reset it to 0";
+  EXPECT_TRUE(out.is_alias_of(base)) << "offset 2 + 6 elements fit in the 10 of the storage: it must be kept";
+  EXPECT_EQ(base.to_vector<float>(), (std::vector<float>{0, 0, 1, 2, 3, 4, 5, 6, 0, 0}))
+      << "the sum must be written from out's storage offset on, leaving base[0:2] alone";
+}

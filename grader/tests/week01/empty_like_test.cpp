@@ -56,3 +56,11 @@ TEST(week01_empty_like, StorageIsNewAndJustLargeEnough) {
   empty_like(x).fill_(7);
   EXPECT_EQ(x.sum().item<double>(), 15.0);
 }
+
+// PyTorch 1.13: torch.empty_like(torch.arange(6.).as_strided((3, 1, 2), (1, 99, 3))).stride() is
+// (1, 99, 3): a dense layout keeps every stride as it is, a size-1 dim's odd one included.
+TEST(week01_empty_like, ADenseNonContiguousLayoutKeepsEvenASizeOneDimsStride) {
+  const Tensor t = arange(6, kFloat32).as_strided({3, 1, 2}, {1, 99, 3});
+  EXPECT_EQ(empty_like(t).strides().vec(), (Shape{1, 99, 3}))
+      << "t is dense (no gaps, no overlap) though not row-major: its strides are kept exactly";
+}

@@ -64,3 +64,11 @@ TEST(week01_lossy_casts, TypeAsCopiesIntoAnotherDtype) {
   d.fill_(0.0);
   EXPECT_EQ(x.to_vector<float>(), (std::vector<float>{1.75F, -2.5F}));
 }
+
+// x = arange(6.).view(2, 3).t(); r = x.type_as(zeros(1)) -> r is x: True, r.stride() == (1, 3)
+TEST(week01_lossy_casts, TypeAsKeepsANonContiguousXAsItIs) {
+  const Tensor x = arange(6, kFloat32).view({2, 3}).t();
+  const Tensor same = type_as(x, zeros({1}));
+  EXPECT_TRUE(same.is_same(x)) << "a non-contiguous x of the right dtype must come back itself, not a copy";
+  EXPECT_EQ(same.strides().vec(), (Shape{1, 3})) << "type_as must not make x contiguous";
+}

@@ -111,3 +111,14 @@ TEST(week01_masking, MaskedFillConvertsTheValueAndChecksShapes) {
   expect_oracle_error([] { masked_fill_(zeros({3, 4}), ones({2}, kBool), 1.0); }, "masked_fill_broadcast_error");
   expect_oracle_error([] { masked_fill_(zeros({3, 4}), ones({2, 3, 4}, kBool), 1.0); }, "masked_fill_grow_error");
 }
+
+// PyTorch 1.13 checks the index's dims before its dtype: a 2-d float index gets IndexError
+// "index_select(): Index is supposed to be a vector", not the dtype error.
+TEST(week01_masking, IndexSelectChecksTheIndexsDimsBeforeItsDtype) {
+  const Tensor x = arange(12, kFloat32).view({3, 4});
+  expect_error<IndexError>(
+      [&] {
+        (void)index_select(x, 0, zeros({2, 2}));
+      },
+      "index_select(): Index is supposed to be a vector");
+}

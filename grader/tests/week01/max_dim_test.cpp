@@ -2,6 +2,12 @@
 // torch.argmax(input, dim=1, keepdim=True)). 40 random cases from PyTorch 1.13, with
 // ties and NaNs.
 
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <tuple>
+#include <vector>
+
 #include "oracle_json.hpp"
 #include "testing.hpp"
 
@@ -63,4 +69,38 @@ TEST(week01_max_dim, ErrorsArePyTorchs) {
   expect_oracle_error([] { (void)max(zeros({2, 0}), 1); }, "max_dim_empty_error");
   expect_oracle_error([] { (void)argmax(zeros({0})); }, "argmax_empty_error");
   expect_oracle_error([] { (void)argmax(zeros({2, 3}), 2); }, "argmax_dim_range_error");
+}
+
+// torch.max(zeros(2, 0), -1) -> IndexError "max(): Expected reduction dim 1 to have non-zero size."
+TEST(week01_max_dim, TheEmptyReductionErrorNamesTheWrappedDim) {
+  SCOPED_TRACE("the message names the dim after wrapping (-1 -> 1), as PyTorch does");
+  expect_error<IndexError>(
+      [] {
+        (void)max(zeros({2, 0}), -1);
+      },
+      "max(): Expected reduction dim 1 to have non-zero size.");
+}
+
+// torch.max(tensor([1., nan, 3., nan]), 0) -> (nan, 1); torch.min(...) -> (nan, 1); argmax(tensor([[nan, 2., nan]]), 1)
+// -> [0]
+TEST(week01_max_dim, TheFirstOfSeveralNaNsWins) {
+  const double not_a_number = std::numeric_limits<double>::quiet_NaN();
+  const Tensor x = tensor({1.0, not_a_number, 3.0, not_a_number});
+  const auto [mx, imx] = max(x, 0);
+  EXPECT_TRUE(std::isnan(mx.item<double>()));
+  EXPECT_EQ(imx.item<std::int64_t>(), 1) << "once a NaN is the best, later NaNs must not replace it";
+  EXPECT_EQ(std::get<1>(min(x, 0)).item<std::int64_t>(), 1) << "min: the first NaN wins too";
+  EXPECT_EQ(argmax(tensor({{not_a_number, 2.0, not_a_number}}), 1).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{0}))
+      << "a NaN at index 0 must beat the NaN at index 2";
+}
+
+// x = tensor(3.5); v, i = torch.max(x, 0); v.fill_(1.) -> x stays tensor(3.5) (v.data_ptr() != x.data_ptr())
+TEST(week01_max_dim, TheValuesOfA0dInputAreACopy) {
+  const Tensor x = tensor(3.5);
+  const auto [v, i] = max(x, 0);
+  EXPECT_FALSE(v.is_alias_of(x)) << "the values of a 0-d x must be a copy, not x itself";
+  v.fill_(1.0);
+  EXPECT_EQ(x.item<double>(), 3.5) << "writing into the values must leave x alone";
+  EXPECT_EQ(i.item<std::int64_t>(), 0);
 }

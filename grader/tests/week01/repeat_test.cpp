@@ -41,3 +41,14 @@ TEST(week01_repeat, ErrorsArePyTorchs) {
   expect_oracle_error([] { (void)repeat(zeros({2, 3}), {2}); }, "repeat_error");
   expect_oracle_error([] { (void)repeat(zeros({2, 3}), {2, -1}); }, "repeat_negative_error");
 }
+
+// torch.arange(6)[2:5].repeat(2) -> [2, 3, 4, 2, 3, 4]; torch.arange(6).view(2, 3)[1:].repeat(2, 2)
+// -> [[3, 4, 5, 3, 4, 5], [3, 4, 5, 3, 4, 5]]
+TEST(week01_repeat, ASlicedXTilesItsOwnElements) {
+  const Tensor x = arange(6).slice(0, 2, 5);
+  EXPECT_EQ(repeat(x, {2}).to_vector<std::int64_t>(), (std::vector<std::int64_t>{2, 3, 4, 2, 3, 4}))
+      << "the tiled view must start at x's storage offset, not at the start of the storage";
+  const Tensor row = arange(6).view({2, 3}).slice(0, 1);
+  EXPECT_EQ(repeat(row, {2, 2}).to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{3, 4, 5, 3, 4, 5, 3, 4, 5, 3, 4, 5}));
+}

@@ -71,3 +71,14 @@ TEST(week01_split, ErrorsArePyTorchs) {
   expect_error_json([] { (void)chunk(zeros({5}), 0); }, e.at("chunk_zero"));
   expect_error_json([] { (void)chunk(zeros({5}), 2, 1); }, e.at("dim_range"));
 }
+
+// PyTorch 1.13: torch.zeros(2, 5).split([2, 2], -1) raises "split_with_sizes expects split_sizes to sum
+// exactly to 5 (input tensor's size at dimension -1), but got split_sizes=[2, 2]": the dim as given.
+TEST(week01_split, TheSumErrorNamesTheDimAsTheCallerWroteIt) {
+  expect_error<Error>(
+      [] {
+        (void)split(zeros({2, 5}), {2, 2}, -1);
+      },
+      "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size at dimension -1), "
+      "but got split_sizes=[2, 2]");
+}

@@ -206,10 +206,51 @@ TEST(week01_slice, RandomSlicesMatchAnIndexReference) {
       step[d] = 1 + static_cast<std::int64_t>(rng() % 3);
       t = t.slice(static_cast<std::int64_t>(d), start[d], std::nullopt, step[d]);
     }
+    for (std::size_t d = 0; d < shape.size(); ++d)  // Python: ceil((size - start) / step) elements
+      ASSERT_EQ(t.size(static_cast<std::int64_t>(d)), (shape[d] - start[d] + step[d] - 1) / step[d])
+          << "shape " << to_string(shape) << ", dim " << d << " sliced from " << start[d] << " by " << step[d];
     for_each_index(t.sizes().vec(), [&](const Shape& j) {
       Shape i(shape.size());
       for (std::size_t d = 0; d < shape.size(); ++d) i[d] = start[d] + j[d] * step[d];
       ASSERT_EQ(t.at<std::int64_t>(j), flat_of(i, shape)) << "shape " << to_string(shape);
     });
   }
+}
+
+// PyTorch 1.13: for a 1-d v, v.t() is not v but a view of it (v.t()._base is v).
+TEST(week01_transpose, TOfAVectorIsANewViewNotTheSameTensor) {
+  const Tensor v = arange(3);
+  const Tensor t = v.t();
+  EXPECT_FALSE(t.is_same(v));
+  EXPECT_TRUE(t.is_view());
+  const Tensor s = tensor(2.0);
+  EXPECT_FALSE(s.t().is_same(s));
+}
+
+TEST(week01_squeeze, SqueezeOfAnOffsetSliceKeepsItsOffset) {
+  const Tensor x = arange(12).view({3, 1, 4}).slice(0, 1, 2);  // sizes (1, 1, 4), offset 4
+  const Tensor s = x.squeeze();
+  EXPECT_EQ(s.sizes().vec(), (Shape{4}));
+  EXPECT_EQ(s.storage_offset(), 4);
+  EXPECT_EQ(s.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 5, 6, 7}));
+}
+
+// PyTorch 1.13: torch.arange(5)[0:5:2] is tensor([0, 2, 4]); arange(5)[3:1] has shape (0,);
+// arange(5).narrow(0, 5, 0) has shape (0,).
+TEST(week01_slice, AStepThatDoesNotDivideTheSpanRoundsTheSizeUp) {
+  const Tensor s = arange(5).slice(0, 0, 5, 2);
+  EXPECT_EQ(s.sizes().vec(), (Shape{3}));
+  EXPECT_EQ(s.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 2, 4}));
+  EXPECT_EQ(arange(10).slice(0, 1, 8, 3).sizes().vec(), (Shape{3})) << "1, 4, 7";
+}
+
+TEST(week01_slice, AnEndBeforeTheStartGivesAnEmptySlice) {
+  const Tensor s = arange(5).slice(0, 3, 1);
+  EXPECT_EQ(s.sizes().vec(), (Shape{0}));
+  EXPECT_EQ(s.numel(), 0);
+}
+
+TEST(week01_slice, NarrowMayStartAtTheEndWithLengthZero) {
+  const Tensor n = arange(5).narrow(0, 5, 0);
+  EXPECT_EQ(n.sizes().vec(), (Shape{0}));
 }

@@ -156,3 +156,27 @@ TEST(week01_contiguous, ExpandedTensorGetsMaterialised) {
   EXPECT_EQ(c.strides().vec(), (Shape{2, 1}));
   EXPECT_EQ(c.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 0, 1, 1, 2, 2}));
 }
+
+// PyTorch 1.13: torch.arange(6).as_strided((2, 1, 3), (3, 99, 1)).view(6) has stride (1,): a size-1
+// dim's stride never moves the index, so it cannot break a chunk.
+TEST(week01_view, ASizeOneDimWithAnyStrideStaysInsideItsChunk) {
+  const Tensor odd = arange(6).as_strided({2, 1, 3}, {3, 99, 1});
+  const Tensor flat = odd.view({6});
+  EXPECT_EQ(flat.strides().vec(), (Shape{1}));
+  EXPECT_EQ(flat.to_vector<std::int64_t>(), (std::vector<std::int64_t>{0, 1, 2, 3, 4, 5}));
+}
+
+TEST(week01_reshape, AViewableReshapeOfAnOffsetRowKeepsItsOffset) {
+  const Tensor row = arange(12).view({3, 4})[1];  // storage offset 4
+  const Tensor r = row.reshape({2, 2});
+  EXPECT_TRUE(r.is_alias_of(row)) << "a contiguous row reshapes as a view";
+  EXPECT_EQ(r.storage_offset(), 4);
+  EXPECT_EQ(r.to_vector<std::int64_t>(), (std::vector<std::int64_t>{4, 5, 6, 7}));
+}
+
+TEST(week01_contiguous, SizeOneDimsWithOddStridesAndEmptyTensorsAreAlreadyContiguous) {
+  const Tensor odd = arange(6).as_strided({2, 1, 3}, {3, 99, 1});
+  EXPECT_TRUE(odd.contiguous().is_same(odd)) << "a size-1 dim's stride does not matter";
+  const Tensor empty = zeros({0, 3}).t();
+  EXPECT_TRUE(empty.contiguous().is_same(empty)) << "a tensor with no elements is contiguous";
+}

@@ -80,6 +80,16 @@ TEST(week02_dynamic_graph, NothingIsRecordedWithoutRequiresGrad) {
   }
 }
 
+// torch: x = torch.tensor([0.3, -1.2, 0.05], requires_grad=True); y = x * 2
+// while y.norm() < 1000: y = y * 2  ->  y._version == 0 (each step makes a new tensor)
+TEST(week02_dynamic_graph, EveryDoublingMakesANewTensorInsteadOfWritingInPlace) {
+  const Tensor x = tensor({0.3f, -1.2f, 0.05f}).requires_grad_();
+  const autograd::DoublingResult r = autograd::double_until_norm(x, 1000.0);
+  ASSERT_GT(r.doublings, 1);
+  EXPECT_EQ(r.y.version(), 0u) << "each doubling must be a new y * 2, not an in-place mul_ on y (which bumps y's "
+                                  "version once per doubling)";
+}
+
 TEST(week02_dynamic_graph, AZeroInputWouldLoopForeverAndIsRefused) {
   expect_error<ValueError>([] { autograd::double_until_norm(zeros({3}).requires_grad_(), 1000.0); },
                            "double_until_norm: x has norm 0, so doubling never reaches the limit");

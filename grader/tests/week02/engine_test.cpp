@@ -116,6 +116,50 @@ TEST(week02_engine_order, ADiamondRunsEachNodeOnceAfterAllItsInputs) {
   EXPECT_EQ(log[1], "right");
 }
 
+// torch: x = torch.ones(1, requires_grad=True); a = x * 2; b = x * 3 (a hook on each logs its name);
+// (b + a).sum().backward() -> log ['b', 'a']: b's node is newer, whatever the order of the edges
+TEST(week02_engine_order, TheNewestReadyNodeRunsFirstWhateverTheEdgeOrder) {
+  const Tensor x = leaf({1});
+  std::vector<std::string> log;
+  const Tensor a = x * 2;
+  const Tensor b = x * 3;
+  a.register_hook([&](const Tensor&) {
+    log.push_back("a");
+    return Tensor();
+  });
+  b.register_hook([&](const Tensor&) {
+    log.push_back("b");
+    return Tensor();
+  });
+  (b + a).sum().backward();
+  EXPECT_EQ(log, (std::vector<std::string>{"b", "a"}))
+      << "among ready nodes the one with the highest sequence_nr (b's, created last) runs first, not the one "
+         "whose edge came last";
+}
+
+// A node that sends no gradient still counts as done for the nodes after it. As in PyTorch: a custom
+// Function whose backward returns None, y = x * 2; (F.apply(y) + y * 3).sum().backward() -> x.grad = [6., 6.]
+TEST(week02_engine_order, ANodeThatSendsNoGradientStillReleasesTheNodesAfterIt) {
+  class Silent final : public autograd::Node {  // sends an undefined gradient along its edge
+   public:
+    explicit Silent(autograd::Edge next) {
+      next_edges_.push_back(std::move(next));
+      set_output({}, kFloat32);
+    }
+    std::string name() const override { return "Silent"; }
+    TensorList apply(const Tensor&) override { return TensorList(num_inputs()); }
+  };
+  std::vector<std::string> log;
+  auto bottom = std::make_shared<Probe>("bottom", std::vector<autograd::Edge>{}, &log);
+  auto silent = std::make_shared<Silent>(autograd::Edge{bottom});
+  auto right = std::make_shared<Probe>("right", std::vector<autograd::Edge>{{bottom}}, &log);
+  auto top = std::make_shared<Probe>("top", std::vector<autograd::Edge>{{silent}, {right}}, &log);
+  autograd::execute_graph({{top}}, {scalar_tensor(1.0)}, false);
+  EXPECT_EQ(log, (std::vector<std::string>{"top", "right", "bottom"}))
+      << "an edge counts as done when its node has run, even if no gradient flowed along it: bottom must run "
+         "with the gradient that right sent";
+}
+
 TEST(week02_engine_order, DiamondGradientsAddUp) {
   Tensor x = leaf({1, 2});
   Tensor y = x * 3;
@@ -164,6 +208,59 @@ TEST(week02_backward_seed, GradientOfTheWrongShapeThrows) {
 
 TEST(week02_backward_seed, OutputWithoutHistoryThrows) {
   expect_oracle_error([] { ones({3}).sum().backward(); }, "no_grad_fn");
+}
+
+// torch: x = torch.tensor([1., 2., 3.], requires_grad=True); (x * 2).backward(torch.ones(3, 1)) ->
+// RuntimeError "Mismatch in shape: grad_output[0] has a shape of torch.Size([3, 1]) and output[0] has a
+// shape of torch.Size([3])."
+TEST(week02_backward_seed, AGradientWithTheRightCountButAnotherShapeThrows) {
+  const Tensor x = leaf({1, 2, 3});
+  SCOPED_TRACE("the gradient must have the output's shape, not only its number of elements");
+  expect_error<Error>(
+      [&] {
+        (x * 2).backward(ones({3, 1}));
+      },
+      "Mismatch in shape: grad_output[0] has a shape of torch.Size([3, 1]) and output[0] has a shape "
+      "of torch.Size([3]).");
+  EXPECT_FALSE(x.grad().defined());
+}
+
+// torch: x = torch.tensor([2.], requires_grad=True); x.backward() -> x.grad = tensor([1.])
+TEST(week02_backward_seed, ALeafThatRequiresGradCanStartBackward) {
+  const Tensor x = leaf({2});
+  ASSERT_NO_THROW(x.backward()) << "a leaf that requires grad has no grad_fn, but backward() on it is allowed";
+  expect_values(x.grad(), {{1}, "float32", {1}});
+}
+
+// torch: x = torch.ones(3, dtype=torch.float64, requires_grad=True); y = (x * 2).sum(); y.retain_grad();
+// y.backward() -> y.grad = tensor(1., dtype=torch.float64)
+TEST(week02_backward_seed, TheImplicitSeedHasTheOutputsDtype) {
+  const Tensor x = ones({3}, kFloat64).requires_grad_();
+  const Tensor y = (x * 2).sum();
+  y.retain_grad();
+  y.backward();
+  ASSERT_TRUE(y.grad().defined());
+  EXPECT_EQ(y.grad().dtype(), kFloat64) << "the implicit seed is ones of the output's dtype (ones_like), not float32";
+  EXPECT_EQ(x.grad().to_vector<double>(), (std::vector<double>{2, 2, 2}));
+}
+
+// torch: torch.ones(3).backward() -> RuntimeError "element 0 of tensors does not require grad and does not
+// have a grad_fn" (not the scalar-output message)
+TEST(week02_backward_seed, ANonScalarConstantIsRefusedForNotRequiringGrad) {
+  SCOPED_TRACE("check requires_grad before the scalar-output rule");
+  expect_error<Error>([] { ones({3}).backward(); },
+                      "element 0 of tensors does not require grad and does not have a grad_fn");
+}
+
+// torch: x = torch.tensor([3.], requires_grad=True); (x * 2).backward() -> x.grad = [2.];
+// m = torch.tensor([[3.]], requires_grad=True); (m * m).backward() -> m.grad = [[6.]]
+TEST(week02_backward_seed, AOneElementOutputOfAnyRankGetsAnImplicitOne) {
+  const Tensor x = leaf({3});
+  ASSERT_NO_THROW((x * 2).backward()) << "an output with one element is a scalar output, whatever its rank";
+  expect_values(x.grad(), {{1}, "float32", {2}});
+  const Tensor m = full({1, 1}, 3.0, kFloat32).requires_grad_();
+  ASSERT_NO_THROW((m * m).backward()) << "an output with one element is a scalar output, whatever its rank";
+  expect_values(m.grad(), {{1, 1}, "float32", {6}});
 }
 
 // ---- week02.accumulate_grad ----------------------------------------------------------------------
@@ -237,6 +334,21 @@ TEST(week02_engine_order, HandsEachNodeTheOnlyHandleToItsGradient) {
   auto doubler = std::make_shared<Doubler>(autograd::Edge{receiver});
   autograd::execute_graph({{doubler}}, {ones({3})}, false);
   EXPECT_EQ(handles, 1) << "the engine still holds the gradient it passed to call_node";
+}
+
+// torch: p.grad = q * 2 (q requires grad); torch.optim.SGD([p], lr=0.1).zero_grad(set_to_none=False) ->
+// p.grad = tensor([0., 0.]), grad_fn None, requires_grad False
+TEST(week02_accumulate_grad, ZeroGradCutsAGradientFromItsGraph) {
+  const Tensor p = leaf({1, 2});
+  const Tensor q = leaf({3, 4});
+  p.mutable_grad() = q * 2;
+  ASSERT_NE(p.grad().grad_fn(), nullptr);
+  const Tensor kept = p.grad();
+  autograd::zero_grad({p});
+  EXPECT_EQ(p.grad().grad_fn(), nullptr) << "zero_grad must detach_() a gradient that has a grad_fn before zeroing it";
+  EXPECT_FALSE(p.grad().requires_grad()) << "a zeroed gradient must not require grad";
+  EXPECT_TRUE(p.grad().is_same(kept)) << "zero_grad zeroes the gradient in place";
+  expect_values(p.grad(), {{2}, "float32", {0, 0}});
 }
 
 // ---- kit: the engine and accumulate_grad together (PyTorch's AccumulateGrad) --------------
@@ -337,6 +449,53 @@ TEST(week02_hooks, HooksRunInRegistrationOrderOnLeaves) {
   x.register_hook([](const Tensor& g) { return g * 10; });
   (x * 2).sum().backward();
   expect_values(x.grad(), {{1}, "float32", {30}});
+}
+
+// torch: x = torch.ones(1, requires_grad=True); hooks h0, h1, h2 on x log 0, 1, 2; h0.remove(); h1.remove();
+// (x * 2).sum().backward() -> log [2]
+TEST(week02_hooks, RemoveTakesOutItsOwnHookAfterAnEarlierRemoval) {
+  const Tensor x = leaf({1});
+  std::vector<int> calls;
+  auto h0 = x.register_hook([&](const Tensor&) {
+    calls.push_back(0);
+    return Tensor();
+  });
+  auto h1 = x.register_hook([&](const Tensor&) {
+    calls.push_back(1);
+    return Tensor();
+  });
+  x.register_hook([&](const Tensor&) {
+    calls.push_back(2);
+    return Tensor();
+  });
+  h0.remove();
+  h1.remove();
+  (x * 2).sum().backward();
+  EXPECT_EQ(calls, (std::vector<int>{2})) << "remove() must take out the hook with its id, wherever it now sits in the "
+                                             "list (an earlier removal moved the others)";
+}
+
+// torch: hooks a, b on x; a.remove(); register c; c.remove(); (x * 2).sum().backward() -> log ['b']
+TEST(week02_hooks, IdsStayUniqueAfterARemoval) {
+  const Tensor x = leaf({1});
+  std::vector<std::string> calls;
+  auto a = x.register_hook([&](const Tensor&) {
+    calls.push_back("a");
+    return Tensor();
+  });
+  x.register_hook([&](const Tensor&) {
+    calls.push_back("b");
+    return Tensor();
+  });
+  a.remove();
+  auto c = x.register_hook([&](const Tensor&) {
+    calls.push_back("c");
+    return Tensor();
+  });
+  c.remove();
+  (x * 2).sum().backward();
+  EXPECT_EQ(calls, (std::vector<std::string>{"b"}))
+      << "ids come from next_id, never reused: c's id must not equal b's, or removing c removes b too";
 }
 
 TEST(week02_hooks, HookOnATensorWithoutGradThrows) {

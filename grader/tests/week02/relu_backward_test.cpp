@@ -3,6 +3,7 @@
 // PyTorch 1.13 (tools/oracle/week02.py).
 
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include <kindling/autograd.hpp>
@@ -28,6 +29,20 @@ TEST(week02_relu_backward, TheFormulaReadsOnlyTheResult) {
   const Tensor g64 = relu_backward(ones({2, 2}, kFloat64), tensor({{1.0, 0.0}, {0.0, 5.0}}, kFloat64));
   EXPECT_EQ(g64.dtype(), kFloat64);
   EXPECT_EQ(g64.to_vector<double>(), (std::vector<double>{1, 0, 0, 1}));
+}
+
+// torch: x = torch.tensor([-1., 0., 2., 0.], requires_grad=True);
+// torch.relu(x).backward(torch.tensor([inf, inf, 1., nan])) -> x.grad = [0., 0., 1., 0.]
+TEST(week02_relu_backward, AnInfiniteOrNaNGradientWhereTheResultIsZeroGivesZero) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Tensor g = relu_backward(tensor({inf, inf, 1.0F, nan}), tensor({0.0F, 0.0F, 2.0F, 0.0F}));
+  EXPECT_EQ(g.to_vector<float>(), (std::vector<float>{0.0F, 0.0F, 1.0F, 0.0F}))
+      << "where the result is 0 the gradient is selected away (0), not multiplied by 0 (inf * 0 and nan * 0 are NaN)";
+  const Tensor x = tensor({-1.0F, 0.0F, 2.0F, 0.0F}).requires_grad_();
+  relu(x).backward(tensor({inf, inf, 1.0F, nan}));
+  EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0.0F, 0.0F, 1.0F, 0.0F}))
+      << "relu's backward must give 0 where the result is 0, even for an infinite or NaN incoming gradient";
 }
 
 TEST(week02_relu_backward, ReluMatchesPyTorchAtZeroAndEverywhere) {

@@ -42,6 +42,16 @@ TEST(week02_no_grad, GuardRestoresTheModeItFound) {
   EXPECT_TRUE(GradMode::is_enabled());
 }
 
+// torch: `with torch.enable_grad(): pass` then torch.is_grad_enabled() -> True
+TEST(week02_no_grad, EnableGuardInsideEnabledModeLeavesRecordingOn) {
+  ASSERT_TRUE(GradMode::is_enabled());
+  { EnableGradGuard enable; }
+  const bool still_on = GradMode::is_enabled();
+  GradMode::set_enabled(true);  // whatever the guard did, the tests after this one record again
+  EXPECT_TRUE(still_on) << "EnableGradGuard's destructor must restore the mode it found (here: on), not turn "
+                           "recording off";
+}
+
 TEST(week02_no_grad, GradModeIsPerThread) {
   NoGradGuard guard;
   bool other_thread_enabled = false;
@@ -107,6 +117,22 @@ TEST(week02_leaf_inplace, LeafWithoutRequiresGradMayBeWritten) {
   Tensor x = tensor(std::vector<float>{1, 2});
   x.add_(1);
   expect_values(x, {{2}, "float32", {2, 3}});
+}
+
+// A view that does not require grad, of a plain leaf, written in place with an operand that does:
+// torch: t = torch.tensor([1., 2., 3.]); w = torch.tensor([2., 2.], requires_grad=True);
+// t[:2].mul_(w) -> allowed, t = [2., 4., 3.] (grad_fn CopySlices); t.sum().backward() -> w.grad = [1., 2.]
+TEST(week02_leaf_inplace, InPlaceThroughAViewThatDoesNotRequireGradIsAllowed) {
+  const Tensor t = tensor(std::vector<float>{1, 2, 3});
+  const Tensor w = leaf({2, 2});
+  const Tensor v = t.slice(0, 0, 2);
+  ASSERT_TRUE(v.is_view());
+  ASSERT_FALSE(v.requires_grad());
+  ASSERT_NO_THROW(v.mul_(w)) << "only a view that requires grad (of a leaf) is refused; this view does not require "
+                                "grad, so the write is allowed";
+  expect_values(t, {{3}, "float32", {2, 4, 3}});
+  t.sum().backward();
+  expect_values(w.grad(), {{2}, "float32", {1, 2}});
 }
 
 // ---- week02.saved_version --------------------------------------------------------------------------
@@ -249,6 +275,21 @@ TEST(week02_saved_version, UnpackReturnsTheSavedTensorWhenUnchanged) {
                       "operation: [torch.FloatTensor [2]] is at version 1; expected version 0 instead. Hint: enable "
                       "anomaly detection to find the operation that failed to compute its gradient, with "
                       "torch.autograd.set_detect_anomaly(True).");
+}
+
+// The contract: with no counter (nothing saved, or released by backward), current_version() is
+// saved_version().
+TEST(week02_saved_version, CurrentVersionWithoutACounterIsTheSavedVersion) {
+  autograd::SavedVariable nothing;
+  EXPECT_EQ(nothing.current_version(), nothing.saved_version())
+      << "a SavedVariable that saved nothing has no version counter: current_version() must return saved_version()";
+  Tensor t = tensor(std::vector<float>{4, 5});
+  t.add_(1);
+  t.add_(1);
+  autograd::SavedVariable released(t, false);
+  released.release();
+  EXPECT_EQ(released.current_version(), 2u)
+      << "after release() the counter is gone: current_version() must return the version saved (2)";
 }
 
 // `x op 2.0` on a floating tensor runs without a wrapped 0-d tensor (the Scalar is input 1's

@@ -99,6 +99,24 @@ TEST(week03_forward_hooks, RecordsDetachedOutputsAndChangesNothing) {
   mine.remove();
 }
 
+TEST(week03_forward_hooks, AHookedModulesOutputStillCarriesItsGraph) {
+  Net net;
+  nn::ActivationRecorder recorder(net, {"block"});
+  Tensor seen;  // what the block returns after the recorder's hook, seen by a hook registered after it
+  auto mine = net.block->register_forward_hook([&](Module&, const Tensor&, const Tensor& out) -> std::optional<Tensor> {
+    seen = out;
+    return std::nullopt;
+  });
+  const Tensor y = net(input());
+  ASSERT_TRUE(seen.defined());
+  EXPECT_NE(seen.grad_fn(), nullptr) << "the recorder's hook must return std::nullopt: returning the detached "
+                                        "output replaces the module's output and cuts it from the graph";
+  y.sum().backward();
+  EXPECT_TRUE(net.block->scale->w.grad().defined())
+      << "a recorded module's parameters must still get gradients: the hook must not replace its output";
+  mine.remove();
+}
+
 TEST(week03_forward_hooks, ChosenNamesInTheGivenOrder) {
   Net net;
   nn::ActivationRecorder recorder(net, {"block.act", "first"});

@@ -29,6 +29,18 @@ TEST(week03_interpolate, NearestIndicesMatchPyTorch) {
   }
 }
 
+// F.interpolate(torch.arange(14.).view(1, 1, 14), size=46)[0, 0, 23] -> 6. (float 23 * (14 / 46) is 6.9999995)
+// F.interpolate(torch.arange(26.).view(1, 1, 26), size=46)[0, 0, 23] -> 13. (double 23 * (26 / 46) is 12.99...)
+// F.interpolate(torch.arange(16.).view(1, 1, 16), scale_factor=2.6)[0, 0, 39] -> 15. (double 39 / 2.6 is 14.99...)
+TEST(week03_interpolate, NearestPositionIsComputedInFloat) {
+  EXPECT_EQ(F::nearest_source_indices(14, 46, std::nullopt).at(23), 6)
+      << "in 14, out 46: in float, 23 * (14 / 46) is 6.9999995, so output 23 copies input 6 (7 in double)";
+  EXPECT_EQ(F::nearest_source_indices(26, 46, std::nullopt).at(23), 13)
+      << "in 26, out 46: in float, 23 * (26 / 46) is exactly 13 (12.999... in double)";
+  EXPECT_EQ(F::nearest_source_indices(16, 41, 2.6).at(39), 15)
+      << "in 16, scale_factor 2.6: in float, 39 * float(1 / 2.6) is exactly 15 (14.999... in double)";
+}
+
 TEST(week03_interpolate, BilinearTapsPlaceEachOutputWherePyTorchDoes) {
   for (const auto& c : oracle_json("linear_positions")) {
     SCOPED_TRACE(describe(c));

@@ -30,6 +30,25 @@ TEST(week03_conv_output_shape, KernelLargerThanInputGivesZeroOrLess) {
   EXPECT_LE(nn::conv_output_size(2, 2, 1, 0, 3), 0);
 }
 
+// F.max_pool2d(torch.zeros(1, 1, 2, 2), 3, 2) -> "Calculated output size: (1x0x0). Output size is too small"
+// F.max_pool2d(torch.zeros(1, 1, 1, 1), 4, 2) -> "Calculated output size: (1x-1x-1). Output size is too small"
+TEST(week03_conv_output_shape, ANegativeSpanIsFlooredNotTruncated) {
+  EXPECT_EQ(nn::conv_output_size(2, 3, 2, 0), 0)
+      << "in=2 kernel=3 stride=2: floor(-1 / 2) + 1 is 0; C++'s / rounds -1 / 2 toward zero, giving 1";
+  EXPECT_EQ(nn::conv_output_size(1, 4, 2, 0), -1)
+      << "in=1 kernel=4 stride=2: floor(-3 / 2) + 1 is -1; C++'s / rounds -3 / 2 toward zero, giving 0";
+}
+
+// F.max_pool1d(torch.zeros(1, 1, 5), 2, 2, padding=1, ceil_mode=True).shape -> torch.Size([1, 1, 3])
+// F.max_pool1d(torch.zeros(1, 1, 4), 1, 2, ceil_mode=True).shape -> torch.Size([1, 1, 2])
+TEST(week03_conv_output_shape, CeilModeDropsAWindowStartingExactlyAtTheEndOfTheInput) {
+  EXPECT_EQ(nn::conv_output_size(5, 2, 2, 1, 1, true), 3)
+      << "in=5 kernel=2 stride=2 padding=1 ceil_mode: the 4th window would start at 6 = in + padding, in the "
+         "right padding only, so it is dropped (>=, not >)";
+  EXPECT_EQ(nn::conv_output_size(4, 1, 2, 0, 1, true), 2)
+      << "in=4 kernel=1 stride=2 ceil_mode: the 3rd window would start at 4 = in, past the input, so it is dropped";
+}
+
 TEST(week03_conv_output_shape, ConvAndPoolLayersProduceThoseShapes) {
   const Tensor x = zeros({2, 3, 13, 11});
   EXPECT_EQ(F::max_pool2d(x, 3, 2, 1).sizes().vec(),

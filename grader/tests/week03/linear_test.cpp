@@ -22,6 +22,21 @@ TEST(week03_linear_layout, WeightIsOutByInAndBiasIsOut) {
   EXPECT_EQ(lin.bias.sizes().vec(), (Shape{3}));
 }
 
+// y = nn.Linear(3, 2)(torch.randn(4, 3)); [f[0].name() if f[0] else None for f in y.grad_fn.next_functions]
+// -> ['torch::autograd::AccumulateGrad', None, 'TBackward0']: addmm reads the weight through a view.
+TEST(week03_linear_layout, AddmmReadsTheWeightThroughATransposedViewNotACopy) {
+  Linear lin(3, 2);
+  const Tensor y = lin(oracle_ramp({4, 3}).detach());
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "AddmmBackward0");
+  const auto& edges = y.grad_fn()->next_edges();
+  ASSERT_EQ(edges.size(), 3u);
+  ASSERT_TRUE(edges[2].valid());
+  EXPECT_EQ(edges[2].fn->name(), "TBackward0")
+      << "the weight should reach addmm as weight.t(), a view: a copy (contiguous(), clone) costs a pass over the "
+         "weight on every forward, which the (out, in) layout exists to avoid";
+}
+
 TEST(week03_linear_layout, ParametersAreLeavesThatRequireGrad) {
   Linear lin(4, 3);
   EXPECT_TRUE(lin.weight.requires_grad());
@@ -52,6 +67,20 @@ TEST(week03_linear_layout, BatchedInputKeepsLeadingDims) {
   load_oracle_weights(lin);
   const Tensor x = oracle_ramp({2, 2, 4});
   expect_case("linear_3d", [&] { return lin(x); }, {x, lin.weight, lin.bias});
+}
+
+// nn.Linear(4, 3)(torch.arange(16.).view(2, 4, 2).transpose(1, 2)).shape -> torch.Size([2, 2, 3])
+TEST(week03_linear_layout, NonContiguousBatchedInputIsAccepted) {
+  Linear lin(4, 3);
+  load_oracle_weights(lin);
+  const Tensor x = oracle_ramp({2, 4, 2}).detach().transpose(1, 2);  // (2, 2, 4), not contiguous
+  ASSERT_FALSE(x.is_contiguous());
+  Tensor y;
+  ASSERT_NO_THROW(y = lin(x)) << "flatten the leading dims with reshape(), which copies an input that view() "
+                                 "cannot flatten (a transposed one), as PyTorch's Linear accepts it";
+  EXPECT_EQ(y.sizes().vec(), (Shape{2, 2, 3}));
+  EXPECT_TRUE(allclose(y.detach(), lin(x.contiguous()).detach()))
+      << "a non-contiguous input must give the same output as its contiguous copy";
 }
 
 TEST(week03_linear_layout, VectorInputWithoutBias) {
@@ -111,6 +140,15 @@ TEST(week03_linear_init, KaimingUniformFanOutAndRelu) {
   EXPECT_GT(max(abs(w)).item<double>(), 0.97 * bound);
 }
 
+TEST(week03_linear_init, KaimingUniformDrawsFromTheGeneratorItIsGiven) {
+  Generator g1(5), g2(5);
+  const Tensor a = zeros({8, 4}), b = zeros({8, 4});
+  nn::init::kaiming_uniform_(a, std::sqrt(5.0), "fan_in", "leaky_relu", &g1);
+  (void)rand({7});  // the global generator moves on between the two draws
+  nn::init::kaiming_uniform_(b, std::sqrt(5.0), "fan_in", "leaky_relu", &g2);
+  EXPECT_TRUE(equal(a, b)) << "two generators with the same seed gave different values: is the generator passed on?";
+}
+
 TEST(week03_linear_init, ResetParametersDrawsNewValues) {
   manual_seed(7);
   Linear lin(8, 8);
@@ -140,6 +178,18 @@ TEST(week03_init_no_grad, NormalHasTheRequestedMoments) {
   EXPECT_NEAR(mean(w).item<double>(), 1.0, 0.01);
   const Tensor centered = w.detach() - 1.0;
   EXPECT_NEAR(std::sqrt(mean(centered * centered).item<double>()), 0.5, 0.01);
+}
+
+// torch.nn.init.normal_(t, generator=g) does not exist in 1.13; Kindling's normal_ takes one, and the
+// same seed must give the same values (drawn from that generator, not the global one).
+TEST(week03_init_no_grad, NormalDrawsFromTheGeneratorItIsGiven) {
+  Generator g1(11), g2(11);
+  const Tensor a = zeros({64}), b = zeros({64});
+  nn::init::normal_(a, 0.0, 1.0, &g1);
+  manual_seed(99);  // the global generator moves on between the two draws
+  (void)randn({5});
+  nn::init::normal_(b, 0.0, 1.0, &g2);
+  EXPECT_TRUE(equal(a, b)) << "two generators with the same seed gave different values: is the generator passed on?";
 }
 
 TEST(week03_init_no_grad, ConstantZerosAndOnes) {

@@ -92,6 +92,26 @@ TEST(week03_named_parameters, PrefixIsPrepended) {
   EXPECT_EQ(named[1].first, "features.0");
 }
 
+// A layer that reuses the weight it is given: tied weights, like a decoder sharing its encoder's.
+struct TiedAffine : Module {
+  explicit TiedAffine(const Tensor& shared_weight) : Module("Linear") {
+    weight = register_parameter("weight", shared_weight);
+    bias = register_parameter("bias", zeros({2}));
+  }
+  Tensor weight, bias;
+};
+
+// m = nn.Sequential(nn.Linear(2, 2), nn.Linear(2, 2)); m[1].weight = m[0].weight
+// [n for n, _ in m.named_parameters()] -> ['0.weight', '0.bias', '1.bias']
+TEST(week03_named_parameters, AWeightTiedBetweenTwoLayersAppearsOnce) {
+  auto encoder = std::make_shared<Affine>(2, 2);
+  nn::Sequential net(encoder, std::make_shared<TiedAffine>(encoder->weight));
+  EXPECT_EQ(names(net.named_parameters()), (std::vector<std::string>{"0.weight", "0.bias", "1.bias"}))
+      << "a tensor registered in two different modules must be listed once, under its first name: skip a "
+         "parameter whose tensor was already listed, not only a module already visited";
+  EXPECT_EQ(net.parameters().size(), 3u) << "parameters() must not hand the optimizer a tied weight twice";
+}
+
 // ---- week03.state_dict
 // ------------------------------------------------------------------------------------------------
 TEST(week03_state_dict, KeysIncludeParametersThenBuffersPerModule) {
@@ -195,6 +215,42 @@ TEST(week03_state_dict, RoundTripRestoresOutputs) {
   EXPECT_FALSE(allclose(a(x).detach(), before));
   a.load_state_dict(copy);
   EXPECT_TRUE(allclose(a(x).detach(), before));
+}
+
+// A module with a child and its own parameter and buffer, registered after the child.
+struct Wrapper : Module {
+  Wrapper() : Module("Wrapper") {
+    inner = register_module("inner", std::make_shared<Affine>(2, 2));
+    scale = register_parameter("scale", ones({2}));
+    count = register_buffer("count", zeros({1}));
+  }
+  std::shared_ptr<Affine> inner;
+  Tensor scale, count;
+};
+
+// class W(nn.Module): inner = nn.Linear(2, 2), then scale = nn.Parameter(torch.ones(2)), register_buffer('count', ...)
+// list(W().state_dict().keys()) -> ['scale', 'count', 'inner.weight', 'inner.bias']
+TEST(week03_state_dict, AModulesOwnEntriesComeBeforeItsChildrens) {
+  Wrapper w;
+  EXPECT_EQ(w.state_dict().keys(), (std::vector<std::string>{"scale", "count", "inner.weight", "inner.bias"}))
+      << "each module saves its own parameters, then its own buffers, and only then its children's entries, "
+         "whatever order they were registered in";
+}
+
+struct WithRunningStat : Module {
+  WithRunningStat() : Module("WithRunningStat") {
+    weight = register_parameter("weight", ones({2}));
+    kept = register_buffer("kept", zeros({2}));
+    scratch = register_buffer("scratch", zeros({2}), /*persistent=*/false);
+  }
+  Tensor weight, kept, scratch;
+};
+
+// m.register_buffer('scratch', torch.zeros(2), persistent=False) -> list(m.state_dict()) has no 'scratch'
+TEST(week03_state_dict, ANonPersistentBufferIsLeftOut) {
+  WithRunningStat m;
+  EXPECT_EQ(m.state_dict().keys(), (std::vector<std::string>{"weight", "kept"}))
+      << "a buffer registered with persistent = false belongs to the module but not to its state dict";
 }
 
 // ---- week03.sequential

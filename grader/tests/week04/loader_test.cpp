@@ -104,6 +104,17 @@ TEST(week04_default_collate, MismatchedFieldCountsAndEmptyBatches) {
   expect_error<Error>([] { data::default_collate({}); }, "default_collate: got an empty batch");
 }
 
+// default_collate([[torch.zeros(3)], [torch.zeros(3), torch.zeros(())]])
+// -> RuntimeError: each element in list of batch should be of equal size
+TEST(week04_default_collate, ALaterExampleWithExtraFieldsIsAnError) {
+  SCOPED_TRACE("the second example has more fields than the first: that must throw, not drop its extra fields");
+  expect_error<Error>(
+      [] {
+        data::default_collate({{zeros({3})}, {zeros({3}), zeros({})}});
+      },
+      "each element in list of batch should be of equal size");
+}
+
 TEST(week04_default_collate, DataLoaderBatchesATensorDataset) {
   auto ds = std::make_shared<data::TensorDataset>(TensorList{arange(10, kFloat32).view({5, 2}), arange(5, kInt64)});
   DataLoader loader(ds, {.batch_size = 2});
@@ -263,6 +274,23 @@ TEST(week04_multi_worker, AtMostWorkersTimesPrefetchBatchesInFlight) {
   }
 }
 
+// PyTorch 1.13 refills as it hands a batch out: _MultiProcessingDataLoaderIter._process_data is
+// "self._rcvd_idx += 1; self._try_put_index(); ...", so the workers keep busy while the loop trains.
+TEST(week04_multi_worker, TakingABatchSendsTheNextOneAtOnce) {
+  auto ds = std::make_shared<SlowDataset>(20);
+  DataLoader loader(ds, {.batch_size = 2, .num_workers = 1, .prefetch_factor = 2});
+  auto it = loader.begin();  // batch 0 is taken; its slot goes to batch 2 (indices 4, 5) straight away
+  EXPECT_EQ((*it)[1].data_ptr<std::int64_t>()[0], 0);
+  // No more calls to next(): the training loop is busy with batch 0. Wait (at most 5 s) for the
+  // worker to reach batch 2, which it does within milliseconds once batch 2 has been sent.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (ds->max_index.load() < 5 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(ds->max_index.load(), 5)
+      << "with 1 worker and prefetch_factor 2, taking batch 0 frees a slot: batch 2 must be sent right away "
+         "(dispatch after receiving), not only when next() is called again; and batch 3 must wait";
+}
+
 TEST(week04_multi_worker, BreakingOutEarlyStopsTheWorkers) {
   auto ds = std::make_shared<SlowDataset>(10000, 200);
   {
@@ -368,6 +396,63 @@ TEST(week04_pin_memory, RefusedLockWarnsAndContinuesUnpinned) {
   EXPECT_FALSE(big.is_pinned());
   EXPECT_TRUE(equal(big, ones({1024, 1024})));  // nothing lost
   EXPECT_TRUE(pool->fell_back());
+}
+
+// The pool's budget and its counters are Kindling's own (PyTorch exposes neither); these follow the contract.
+TEST(week04_pin_memory, ABufferThatFillsTheBudgetExactlyIsAllowed) {
+  const std::size_t page = data::page_size();
+  const auto floats_per_page = static_cast<std::int64_t>(page / sizeof(float));
+  auto pool = data::PinnedMemoryPool::create(2 * page);
+  const Tensor a = pool->pinned_copy(ones({floats_per_page}, kFloat32));
+  const Tensor b = pool->pinned_copy(ones({floats_per_page}, kFloat32));
+  EXPECT_TRUE(a.is_pinned());
+  EXPECT_TRUE(b.is_pinned()) << "two one-page buffers fill a two-page budget exactly: locked + capacity == budget "
+                                "is within the budget, only more than the budget is refused";
+  EXPECT_EQ(pool->locked_bytes(), 2 * page);
+  EXPECT_FALSE(pool->fell_back());
+}
+
+TEST(week04_pin_memory, TheBudgetCountsBuffersAlreadyLocked) {
+  const std::size_t page = data::page_size();
+  const auto floats_per_page = static_cast<std::int64_t>(page / sizeof(float));
+  auto pool = data::PinnedMemoryPool::create(2 * page);
+  const Tensor a = pool->pinned_copy(ones({floats_per_page}, kFloat32));  // 1 page locked, in use
+  ASSERT_TRUE(a.is_pinned());
+  const Tensor b = pool->pinned_copy(ones({2 * floats_per_page}, kFloat32));  // 1 + 2 pages > 2
+  EXPECT_FALSE(b.is_pinned()) << "a two-page buffer fits the two-page budget on its own, but one page is already "
+                                 "locked: the budget is for the total (locked_bytes() + the new capacity)";
+  EXPECT_TRUE(equal(b, ones({2 * floats_per_page}, kFloat32)));
+  EXPECT_EQ(pool->locked_bytes(), page);
+  EXPECT_EQ(pool->allocations(), 1);
+}
+
+TEST(week04_pin_memory, OnlyABufferOfTheSameRoundedSizeIsReused) {
+  const std::size_t page = data::page_size();
+  const auto floats_per_page = static_cast<std::int64_t>(page / sizeof(float));
+  auto pool = data::PinnedMemoryPool::create();
+  {
+    const Tensor big = pool->pinned_copy(ones({2 * floats_per_page}, kFloat32));
+    ASSERT_TRUE(big.is_pinned());
+  }  // the two-page buffer is back in the cache
+  const Tensor small = pool->pinned_copy(ones({floats_per_page}, kFloat32));
+  EXPECT_TRUE(small.is_pinned());
+  EXPECT_EQ(pool->reuses(), 0) << "a one-page request reused the cached two-page buffer: only a cached buffer of "
+                                  "exactly the rounded capacity may be reused";
+  EXPECT_EQ(pool->allocations(), 2);
+  EXPECT_EQ(pool->locked_bytes(), 3 * page);
+}
+
+TEST(week04_pin_memory, BatchesOfNearlyTheSameSizeShareOneRoundedBuffer) {
+  auto pool = data::PinnedMemoryPool::create();
+  {
+    const Tensor first = pool->pinned_copy(ones({100}, kFloat32));  // 400 bytes: one page
+    ASSERT_TRUE(first.is_pinned());
+  }
+  const Tensor second = pool->pinned_copy(ones({101}, kFloat32));  // 404 bytes: the same page
+  EXPECT_TRUE(second.is_pinned());
+  EXPECT_EQ(pool->reuses(), 1) << "a 404-byte batch did not reuse the cached buffer of a 400-byte one: capacities are "
+                                  "rounded up to whole pages, so both need one page";
+  EXPECT_EQ(pool->allocations(), 1);
 }
 
 TEST(week04_pin_memory, TensorPinMemoryWorksOnItsOwn) {

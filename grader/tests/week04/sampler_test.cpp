@@ -181,6 +181,31 @@ TEST(week04_weighted_sampler, ZeroWeightsComeLastWithoutReplacement) {
   EXPECT_EQ(with_zeros.indices()[0], 0);  // the only positive weight is always first
 }
 
+// PyTorch leaves this case undefined: its multinomial docs say num_samples "must be lower than number of
+// non-zero elements" without replacement (torch 1.13 then returns one fixed tail, from topk's ties:
+// torch.multinomial(torch.tensor([1.,0,0,0,0,0]), 6) is (0, 3, 5, 4, 2, 1) in 100 of 100 tries). The
+// contract is Kindling's: once only zero weights are left, they are drawn uniformly.
+TEST(week04_weighted_sampler, ZeroWeightTailComesInARandomOrder) {
+  Generator g(15);
+  WeightedRandomSampler s({1.0, 0.0, 0.0, 0.0, 0.0, 0.0}, 6, false, &g);
+  std::set<Indices> tails;
+  std::vector<int> first_zero(6, 0);
+  for (int epoch = 0; epoch < 600; ++epoch) {
+    const Indices v = s.indices();
+    ASSERT_TRUE(is_permutation_of_range(v, 6));
+    ASSERT_EQ(v[0], 0) << "the only positive weight must come first";
+    tails.insert(Indices(v.begin() + 1, v.end()));
+    ++first_zero[static_cast<std::size_t>(v[1])];
+  }
+  // 5! = 120 orders of the tail; 600 uniform epochs show about 119 of them.
+  EXPECT_GT(tails.size(), 60u) << "the zero-weight tail came in only " << tails.size()
+                               << " different orders in 600 epochs: once only zero weights are left they must be "
+                                  "drawn uniformly, not in a fixed order (do zero weights all get the same key?)";
+  for (std::size_t i = 1; i < 6; ++i)  // expected 120 each, standard deviation about 10
+    EXPECT_GE(first_zero[i], 60) << "zero-weight index " << i << " came right after the positive one in only "
+                                 << first_zero[i] << " of 600 epochs; expected about 120 (uniform among 5)";
+}
+
 TEST(week04_weighted_sampler, ZeroWeightIsNeverDrawnWithReplacement) {
   Generator g(10);
   WeightedRandomSampler s({0.0, 1.0, 0.0, 1.0}, 10000, true, &g);

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -232,6 +233,14 @@ TEST(week05_checkpoint, RandomBytesAndHostileHeadersAreRefused) {
       CheckpointError);
 }
 
+TEST(week05_checkpoint, AHeaderLengthNearTwoToThe64IsTruncatedNotWrapped) {
+  // N = 2^64 - 1: 8 + N wraps around to 7, which is less than the file's 10 bytes. Compare N
+  // with what follows the length (size - 8), which cannot wrap.
+  const std::string bytes = std::string(8, '\xff') + "{}";
+  expect_error<CheckpointError>([&] { serialize::detail::decode(bytes, "f"); },
+                                "f: truncated: the header says 18446744073709551615 bytes but only 2 follow");
+}
+
 // Issue 35: a zero size makes the byte count 0, so [0, 2^62, 2^62] passes a check of bytes
 // alone; its strides (2^62 * 2^62) overflow. A CRC is no defence: anyone can compute one.
 TEST(week05_checkpoint, AnEmptyShapeWhoseStridesOverflowIsRefused) {
@@ -345,6 +354,45 @@ TEST(week05_checkpoint, AnUnwritableFolderIsAClearError) {
   } catch (const CheckpointError& e) {
     EXPECT_EQ(std::string(e.what()).rfind("/nonexistent-folder/ckpt.safetensors: cannot write: ", 0), 0u) << e.what();
   }
+}
+
+TEST(week05_checkpoint, AFailedWriteRemovesItsTemporaryFile) {
+  // The target is a folder: the temporary file is written, then rename() fails (EISDIR).
+  TempDir dir;
+  fs::create_directory(dir.path / "ckpt.safetensors");
+  EXPECT_THROW(write_atomically(dir.path / "ckpt.safetensors", "some bytes"), CheckpointError);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir.path)) left.push_back(entry.path().filename().string());
+  EXPECT_EQ(left, std::vector<std::string>{"ckpt.safetensors"})
+      << "when the write fails, remove the temporary file: nothing else may be left in the folder";
+}
+
+TEST(week05_checkpoint, AShortWriteIsContinuedOrReportedNeverRenamedIntoPlace) {
+  // A file size limit of 4 KiB (RLIMIT_FSIZE) makes write() write only the first 4096 bytes
+  // of a longer buffer and return that count; the next write() fails with EFBIG (SIGXFSZ
+  // ignored). A save that takes the short count as success renames a cut file into place.
+  TempDir dir;
+  const fs::path path = dir.path / "ckpt.safetensors";
+  write_atomically(path, "the old file");
+  const std::string bytes(64 * 1024, 'x');
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &saved), 0);
+  ASSERT_TRUE(saved.rlim_cur == RLIM_INFINITY || saved.rlim_cur > bytes.size()) << "a file size limit is set already";
+  rlimit small = saved;
+  small.rlim_cur = 4096;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  const auto previous = signal(SIGXFSZ, SIG_IGN);
+  bool threw = false;
+  try {
+    write_atomically(path, bytes);
+  } catch (const CheckpointError&) {
+    threw = true;
+  }
+  setrlimit(RLIMIT_FSIZE, &saved);
+  signal(SIGXFSZ, previous);
+  EXPECT_TRUE(threw) << "write() wrote 4096 of 65536 bytes and then failed: loop until every byte is written, and "
+                        "throw CheckpointError when a write fails";
+  EXPECT_EQ(read_bytes(path), "the old file") << "a write that did not complete must leave the old file in place";
 }
 
 // ---- training checkpoints (given)

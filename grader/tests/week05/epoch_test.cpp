@@ -41,6 +41,38 @@ std::shared_ptr<data::TensorDataset> tiny() {
   return std::make_shared<data::TensorDataset>(TensorList{tensor(x).reshape({10, 2}), tensor(y)});
 }
 
+// Its input rows are the logits themselves, times one trainable scale (1): a model whose
+// per-example losses the test chooses.
+struct GivenLogits : nn::Module {
+  GivenLogits() : Module("GivenLogits") { scale = register_parameter("scale", ones({1})); }
+  Tensor forward(const Tensor& x) override { return x * scale; }
+  Tensor scale;
+};
+
+// An optimizer that changes nothing: the losses stay those the test chose.
+struct FrozenOptimizer : optim::Optimizer {
+  explicit FrozenOptimizer(const Tensor& p) : Optimizer(optim::Options().set("lr", 0.0)) { add_param_group({{p}, {}}); }
+  void update() override {}
+};
+
+// `rows` logit rows of 3 classes and their labels.
+std::shared_ptr<data::TensorDataset> logits_dataset(const std::vector<std::vector<float>>& rows,
+                                                    const std::vector<std::int64_t>& labels) {
+  std::vector<float> x;
+  for (const auto& r : rows) x.insert(x.end(), r.begin(), r.end());
+  return std::make_shared<data::TensorDataset>(
+      TensorList{tensor(x).reshape({static_cast<std::int64_t>(rows.size()), 3}), tensor(labels)});
+}
+
+// The mean of the per-example cross-entropies of the whole set, summed in double.
+double mean_loss(const data::TensorDataset& examples) {
+  const Tensor all =
+      nn::functional::cross_entropy(examples.tensors().at(0), examples.tensors().at(1), {.reduction = "none"});
+  double total = 0;
+  for (double v : all.to_vector<double>()) total += v;
+  return total / static_cast<double>(all.numel());
+}
+
 Tensor identity(const Tensor& x) { return x; }
 
 }  // namespace
@@ -68,6 +100,40 @@ TEST(week05_epoch, TheLossIsTheMeanPerExampleAndProgressSeesEveryBatch) {
   EXPECT_EQ(s.batches, 3);
   EXPECT_EQ(seen, (std::vector<std::int64_t>{1, 2, 3}));
   EXPECT_GE(s.seconds, 0.0);
+}
+
+TEST(week05_epoch, AShortLastBatchWeighsByItsSize) {
+  // Batches of 4, 4 and 2: eight examples of loss log(3), then two of loss log(e^4 + 2).
+  std::vector<std::vector<float>> rows(8, {0.0f, 0.0f, 0.0f});
+  rows.push_back({4.0f, 0.0f, 0.0f});
+  rows.push_back({4.0f, 0.0f, 0.0f});
+  const auto data_set = logits_dataset(rows, {0, 0, 0, 0, 0, 0, 0, 0, 1, 1});
+  GivenLogits model;
+  FrozenOptimizer opt(model.scale);
+  data::DataLoaderOptions o;
+  o.batch_size = 4;
+  data::DataLoader loader(data_set, o);
+  const train::EpochStats s = train::train_epoch(model, loader, opt, identity);
+  EXPECT_NEAR(s.loss, mean_loss(*data_set), 1e-5)
+      << "the epoch's loss is the mean over examples (sum of loss * batch size, over the example count), not the "
+         "mean of the batch means: the last batch holds 2 examples, not 4";
+}
+
+TEST(week05_epoch, TheRunningLossIsADoubleNotAFloatTensor) {
+  // Four examples of loss 1e8, then six of loss log(3). A float32 running total of 4e8 has
+  // a step of 32, so adding 4 log(3) and 2 log(3) to it changes nothing; a double keeps them.
+  std::vector<std::vector<float>> rows(4, {1e8f, 0.0f, 0.0f});
+  for (int i = 0; i < 6; ++i) rows.push_back({0.0f, 0.0f, 0.0f});
+  const auto data_set = logits_dataset(rows, {1, 1, 1, 1, 0, 0, 0, 0, 0, 0});
+  GivenLogits model;
+  FrozenOptimizer opt(model.scale);
+  data::DataLoaderOptions o;
+  o.batch_size = 4;
+  data::DataLoader loader(data_set, o);
+  const train::EpochStats s = train::train_epoch(model, loader, opt, identity);
+  EXPECT_NEAR(s.loss, mean_loss(*data_set), 1e-3)
+      << "add loss.item() * batch size to a double: a running total kept as a float32 tensor (total + loss * n) "
+         "loses the small batches beside a large one, and holds every step's graph alive";
 }
 
 TEST(week05_epoch, TrainingRecordsInTrainModeAndEvaluationNeither) {

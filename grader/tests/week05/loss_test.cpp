@@ -97,6 +97,30 @@ TEST(week05_one_hot_nll, OneHotErrors) {
   expect_error<Error>([] { F::one_hot(tensor({0.0f, 1.0f}), 3); }, "one_hot is only applicable to index tensor.");
 }
 
+// torch.nn.functional.one_hot(torch.tensor([-1, 5]), 3) -> RuntimeError: Class values must be non-negative.
+TEST(week05_one_hot_nll, ANegativeClassIsReportedBeforeATooLargeOne) {
+  SCOPED_TRACE(
+      "a target holding both a value below 0 and one >= num_classes: check the smallest value first, "
+      "as PyTorch does");
+  expect_error<Error>(
+      [] {
+        F::one_hot(tensor(std::vector<std::int64_t>{-1, 5}), 3);
+      },
+      "Class values must be non-negative.");
+}
+
+// F.one_hot(torch.tensor([[0, 1, 2], [2, 0, 1]]).t(), 3).tolist()
+//   -> [[[1, 0, 0], [0, 0, 1]], [[0, 1, 0], [1, 0, 0]], [[0, 0, 1], [0, 1, 0]]]
+TEST(week05_one_hot_nll, OneHotOfATransposedTargetFollowsItsStrides) {
+  const Tensor target = tensor(std::vector<std::int64_t>{0, 1, 2, 2, 0, 1}).reshape({2, 3}).t();
+  const Tensor out = F::one_hot(target, 3);
+  ASSERT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{3, 2, 3}));
+  EXPECT_EQ(out.to_vector<std::int64_t>(),
+            (std::vector<std::int64_t>{1, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 0}))
+      << "target[i][j] is at i * stride(0) + j * stride(1): read a non-contiguous target through its strides "
+         "(or make it contiguous first), not as if its memory were in row-major order";
+}
+
 TEST(week05_one_hot_nll, NllLossValuesAndGradients) { check_losses({"nll_"}); }
 
 TEST(week05_one_hot_nll, NllLossErrors) {
@@ -198,4 +222,22 @@ TEST(EngineLosses, ModulesPrintAndComputeLikeTheFunctions) {
   nn::MSELoss mse("sum");
   expect_close(mse(x, zeros_like(x)), (x * x).sum());
   EXPECT_EQ(nn::BCEWithLogitsLoss().repr(), "BCEWithLogitsLoss()");
+}
+
+// F.nll_loss(torch.tensor([0.5, -1.0, 2.0]).log_softmax(0), torch.tensor(1), reduction='none').shape
+// -> torch.Size([]): an unbatched input gives a 0-d loss, not a (1) one.
+TEST(week05_one_hot_nll, AnUnbatchedInputWithReductionNoneGivesA0dLoss) {
+  const Tensor logp = log_softmax(tensor({0.5f, -1.0f, 2.0f}), 0);
+  const Tensor loss = F::nll_loss(logp, tensor(std::int64_t{1}), {}, -100, "none");
+  EXPECT_EQ(loss.dim(), 0) << "an unbatched (C) input has no batch dim to keep: its 'none' loss is 0-d";
+}
+
+// F.cross_entropy(torch.zeros(2, 3), torch.zeros(2, 3, dtype=torch.long)) raises RuntimeError
+// "Expected floating point type for target with class probabilities, got Long".
+TEST(week05_cross_entropy, AnIntegerTargetOfTheInputsShapeIsRefused) {
+  expect_error<Error>(
+      [] {
+        (void)F::cross_entropy(zeros({2, 3}), zeros({2, 3}, kInt64));
+      },
+      "Expected floating point type for target with class probabilities, got Long");
 }

@@ -128,8 +128,32 @@ TEST(week05_sgd, SkipsParametersWithoutAGradientAndKeepsMomentumPerParameter) {
   EXPECT_FLOAT_EQ(a.to_vector<float>()[0], 0.5f - 0.5f * 1.9f);
 }
 
+// p = torch.tensor([1.0], requires_grad=True); o = torch.optim.SGD([p], lr=0.1, weight_decay=0.1, maximize=True)
+// p.grad = torch.tensor([0.5]); o.step(); p.item() -> 1.0399999618530273
+TEST(week05_sgd, MaximizeNegatesTheGradientBeforeWeightDecayIsAdded) {
+  const Tensor p = tensor({1.0f}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1, .weight_decay = 0.1, .maximize = true});
+  p.mutable_grad() = tensor({0.5f});
+  opt.step();
+  EXPECT_NEAR(p.item<float>(), 1.04f, 1e-6)
+      << "with maximize, d = -g + weight_decay * p (the decay still pulls p towards 0); negating after adding the "
+         "decay gives d = -(g + weight_decay * p), and p = 1.06";
+}
+
 TEST(week05_adam, AdamTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("Adam"); }
 TEST(week05_adam, AdamWTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("AdamW"); }
+
+// p = torch.tensor([1.0], requires_grad=True); o = torch.optim.Adam([p], lr=0.1, eps=1.0)
+// p.grad = torch.tensor([1.0]); o.step(); p.item() -> 0.949999988079071
+TEST(week05_adam, EpsIsAddedAfterDividingBySqrtOfTheBiasCorrection) {
+  const Tensor p = tensor({1.0f}).requires_grad_();
+  Adam opt({p}, Adam::Config{.lr = 0.1, .eps = 1.0});
+  p.mutable_grad() = tensor({1.0f});
+  opt.step();
+  EXPECT_NEAR(p.item<float>(), 0.95f, 1e-6)
+      << "denom = sqrt(v) / sqrt(1 - beta2^t) + eps: after the first step m / bc1 = 1 and sqrt(v) / sqrt(bc2) = 1, "
+         "so p moves by lr / (1 + eps) = 0.05; (sqrt(v) + eps) / sqrt(bc2) makes eps about 32 times too large";
+}
 
 TEST(week05_adam, DecoupledDecayShrinksAParameterWithoutGradientSignal) {
   // A zero gradient: Adam's L2 term goes through the moments (a normalised step of
@@ -246,6 +270,50 @@ TEST(week05_cosine_schedule, LinearWarmupMatchesPyTorch) {
   check_schedule("linear_decay", [](Optimizer& o) { return std::make_unique<LinearLR>(o, 1.0, 0.0, 100); });
 }
 
+// o = torch.optim.SGD([p], lr=0.1); s = torch.optim.lr_scheduler.LinearLR(o, 0.5, 1.0, 4); o.step(); s.step(10)
+// s.get_last_lr() -> [0.1] (the closed form stops at end_factor once the epoch passes total_iters)
+TEST(week05_cosine_schedule, LinearClosedFormStopsAtTheEndFactorPastTotalIters) {
+  const Tensor p = zeros({1}).requires_grad_();
+  CountingOptimizer opt(p);
+  LinearLR sched(opt, 0.5, 1.0, 4);
+  opt.step();
+  sched.step(10);
+  EXPECT_NEAR(sched.get_last_lr()[0], 0.1, 1e-12)
+      << "LinearLR's closed form for epoch 10 > total_iters 4 is base * end_factor: use min(total_iters, epoch), "
+         "or the factor keeps growing past end_factor";
+  sched.step(2);
+  EXPECT_NEAR(sched.get_last_lr()[0], 0.075, 1e-12) << "epoch 2 of 4: base * (0.5 + 0.5 * 2 / 4)";
+}
+
+// CosineAnnealingLR(SGD(lr=0.1), 10): step(3) -> [0.07938926261462366] (the closed form, in doubles)
+TEST(week05_cosine_schedule, CosineClosedFormDividesInFloatingPoint) {
+  const Tensor p = zeros({1}).requires_grad_();
+  CountingOptimizer opt(p);
+  CosineAnnealingLR sched(opt, 10);
+  opt.step();
+  sched.step(3);
+  EXPECT_NEAR(sched.get_last_lr()[0], 0.07938926261462366, 1e-12)
+      << "epoch 3 of T_max 10 is 3/10 of the way: an integer division 3 / 10 gives 0 and the base rate";
+}
+
+// After two steps of CosineAnnealingLR(SGD(lr=0.1), 10), param_groups[0]['lr'] = 0.05, then one more
+// step: get_last_lr() -> [0.04388530503664742] (the recursive form follows the rate it finds)
+TEST(week05_cosine_schedule, CosineStepFollowsARateChangedFromOutside) {
+  const Tensor p = zeros({1}).requires_grad_();
+  CountingOptimizer opt(p);
+  CosineAnnealingLR sched(opt, 10);
+  for (int i = 0; i < 2; ++i) {
+    opt.step();
+    sched.step();
+  }
+  opt.param_groups()[0].options.set("lr", 0.05);
+  opt.step();
+  sched.step();
+  EXPECT_NEAR(sched.get_last_lr()[0], 0.04388530503664742, 1e-12)
+      << "step() scales the current rate (PyTorch's recursive form), so a rate set by hand or by another schedule "
+         "carries on; the closed form from the base rate would ignore it";
+}
+
 TEST(week05_cosine_schedule, WarmupThenCosineThroughSequentialLR) {
   check_schedule("warmup_cosine", [](Optimizer& o) {
     auto warm = std::make_shared<LinearLR>(o, 0.01, 1.0, 10);
@@ -338,6 +406,40 @@ TEST(week05_clip_grad_norm, TotalNormAndClippedGradientsMatchPyTorch) {
       expect_values(params[k].grad(), values_from_json(c.at("clipped").at(k)), 1e-5, 1e-7);
     }
   }
+}
+
+// a.grad = [3, -1, 4], b.grad = [2, 5]; torch.nn.utils.clip_grad_norm_([a, b], 10.0, -math.inf) -> tensor(1.)
+// (the grads are unchanged)
+// a.grad = [inf, 1]; clip_grad_norm_([a], 1.0, error_if_nonfinite=True) raises, and a.grad is still [inf, 1]
+TEST(week05_clip_grad_norm, ANonFiniteTotalThrowsBeforeAnyGradientIsScaled) {
+  const Tensor a = zeros({2}).requires_grad_();
+  a.mutable_grad() = tensor({INFINITY, 1.0f});
+  EXPECT_THROW((void)nn::utils::clip_grad_norm_({a}, 1.0, 2.0, /*error_if_nonfinite=*/true), Error);
+  EXPECT_EQ(a.grad().to_vector<float>()[1], 1.0f)
+      << "the gradients were scaled before the error: check that the total is finite first";
+}
+
+TEST(week05_clip_grad_norm, NegativeInfinityNormIsTheSmallestMagnitude) {
+  const Tensor a = zeros({3}).requires_grad_(), b = zeros({2}).requires_grad_();
+  a.mutable_grad() = tensor({3.0f, -1.0f, 4.0f});
+  b.mutable_grad() = tensor({2.0f, 5.0f});
+  const Tensor total = nn::utils::clip_grad_norm_({a, b}, 10.0, -INFINITY);
+  EXPECT_EQ(total.item<float>(), 1.0f)
+      << "norm_type -inf is min |g|: start the running minimum at +infinity (a start of 0 makes it always 0)";
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3.0f, -1.0f, 4.0f}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{2.0f, 5.0f}));
+}
+
+// a.grad = [3, 0, 4], b.grad = [0, 5]; torch.nn.utils.clip_grad_norm_([a, b], 10.0, 0) -> tensor(2.)
+// (per-gradient counts 2 and 1, then the count of non-zero norms; the grads are unchanged)
+TEST(week05_clip_grad_norm, ZeroNormCountsTheNonZeros) {
+  const Tensor a = zeros({3}).requires_grad_(), b = zeros({2}).requires_grad_();
+  a.mutable_grad() = tensor({3.0f, 0.0f, 4.0f});
+  b.mutable_grad() = tensor({0.0f, 5.0f});
+  const Tensor total = nn::utils::clip_grad_norm_({a, b}, 10.0, 0.0);
+  EXPECT_EQ(total.item<float>(), 2.0f) << "norm_type 0 counts the non-zero elements (no 1/q power: 1/0 is inf)";
+  EXPECT_EQ(a.grad().to_vector<float>(), (std::vector<float>{3.0f, 0.0f, 4.0f}));
+  EXPECT_EQ(b.grad().to_vector<float>(), (std::vector<float>{0.0f, 5.0f}));
 }
 
 TEST(week05_clip_grad_norm, NonFiniteNormIsAnErrorWhenAsked) {

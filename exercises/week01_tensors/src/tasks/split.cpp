@@ -39,9 +39,10 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 /// - dim out of range: wrap_dim's IndexError;
 /// - a negative entry: "split_with_sizes expects split_sizes have only non-negative
 ///   entries, but got split_sizes=[6, -1]";
-/// - entries that do not add up to the size along dim (d: the wrapped dim):
-///   "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size
-///   at dimension 1), but got split_sizes=[2, 2]".
+/// - entries that do not add up to the size along dim: "split_with_sizes expects
+///   split_sizes to sum exactly to 5 (input tensor's size at dimension 1), but got
+///   split_sizes=[2, 2]", where the dimension is `dim` as the caller wrote it (PyTorch
+///   1.13 prints -1 for dim = -1, not the wrapped dim).
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes, std::int64_t dim) {
   // BEGIN TASK week01.split (replace the stub below with your code)
   KINDLING_TODO("week01.split");

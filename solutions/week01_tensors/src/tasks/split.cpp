@@ -49,9 +49,10 @@ std::vector<Tensor> split(const Tensor& x, std::int64_t split_size, std::int64_t
 /// - dim out of range: wrap_dim's IndexError;
 /// - a negative entry: "split_with_sizes expects split_sizes have only non-negative
 ///   entries, but got split_sizes=[6, -1]";
-/// - entries that do not add up to the size along dim (d: the wrapped dim):
-///   "split_with_sizes expects split_sizes to sum exactly to 5 (input tensor's size
-///   at dimension 1), but got split_sizes=[2, 2]".
+/// - entries that do not add up to the size along dim: "split_with_sizes expects
+///   split_sizes to sum exactly to 5 (input tensor's size at dimension 1), but got
+///   split_sizes=[2, 2]", where the dimension is `dim` as the caller wrote it (PyTorch
+///   1.13 prints -1 for dim = -1, not the wrapped dim).
 std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& split_sizes, std::int64_t dim) {
   // BEGIN SOLUTION week01.split
   KINDLING_CHECK(x.dim() != 0, "split expects at least a 1-dimensional tensor");
@@ -63,7 +64,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<std::int64_t>& spli
     total += s;
   }
   KINDLING_CHECK(total == x.sizes()[d], "split_with_sizes expects split_sizes to sum exactly to ", x.sizes()[d],
-                 " (input tensor's size at dimension ", d, "), but got split_sizes=", to_string(split_sizes));
+                 " (input tensor's size at dimension ", dim, "), but got split_sizes=", to_string(split_sizes));
   std::vector<Tensor> out;
   std::int64_t start = 0;
   for (auto s : split_sizes) {

@@ -1,0 +1,24 @@
+// MUTANT: forgets the transpose in mat1's gradient: grad.mm(mat2), fits only square shapes, wrong values
+// Task week02.mm_backward. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week02.mm_backward`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/formulas.hpp>
+
+namespace kindling::autograd {
+
+/// Gradients of `out = mat1.mm(mat2)` with mat1 (n, k), mat2 (k, m) and grad
+/// (n, m): returns {grad for mat1 (n, k), grad for mat2 (k, m)}. As with
+/// mul_backward, an undefined operand means the gradient that needs it is not
+/// wanted. For nn.Linear's `x.mm(W.t())` the gradient for `W.t()` arrives here
+/// as mat2's; the transpose's own backward then turns it into W's (out, in) shape.
+std::array<Tensor, 2> mm_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2) {
+  // BEGIN SOLUTION week02.mm_backward
+  std::array<Tensor, 2> out;
+  if (mat2.defined()) out[0] = grad.mm(mat2);
+  if (mat1.defined()) out[1] = mat1.t().mm(grad);
+  return out;
+  // END SOLUTION
+}
+
+}  // namespace kindling::autograd

@@ -1,0 +1,30 @@
+// MUTANT: zeroes the masked entries of grad in place and returns it: modifies the incoming gradient
+// Task week02.relu_backward. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week02.relu_backward`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/formulas.hpp>
+#include <kindling/join.hpp>
+#include <kindling/ops.hpp>
+
+// Useful: the comparisons of ops.hpp (gt, ge, ...: bool tensors), where(cond, a, b)
+// (join.hpp; b may be a 0-d tensor, which broadcasts), zeros({}, dtype) (a 0-d zero),
+// masked_fill, and the arithmetic operators.
+
+namespace kindling::autograd {
+
+/// The vector-Jacobian product of `result = relu(self)` = max(self, 0): for each
+/// element, grad where result > 0, else 0, with grad's shape and dtype. It reads
+/// only `result` (the output ReluBackward0 saved), never self: relu_ overwrites
+/// self with the result, and the backward must still work. At self == 0 (and at
+/// -0.0) the gradient is 0, as PyTorch's: ReLU has no derivative there, and 0 is
+/// the subgradient PyTorch chose. `grad` and `result` have the same shape; neither
+/// is modified.
+Tensor relu_backward(const Tensor& grad, const Tensor& result) {
+  // BEGIN SOLUTION week02.relu_backward
+  return masked_fill_(grad, le(result, 0), 0);
+  // END SOLUTION
+}
+
+}  // namespace kindling::autograd

@@ -1,0 +1,59 @@
+// MUTANT: swaps the two versions in the message: 'is at version <saved>; expected version <now>'
+// Task week02.saved_version. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week02.saved_version`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/saved_variable.hpp>
+
+namespace kindling::autograd {
+
+/// The version of the saved tensor now. Read it from version_counter_, the
+/// counter this SavedVariable keeps alive (saved_version_ when it is null:
+/// nothing was saved). Not through a handle to the tensor: its last handle may
+/// be gone by backward time, after an in-place write that must still count.
+std::uint32_t SavedVariable::current_version() const {
+  // BEGIN SOLUTION week02.saved_version
+  return version_counter_ ? version_counter_->version.load(std::memory_order_relaxed) : saved_version_;
+  // END SOLUTION
+}
+
+}  // namespace kindling::autograd
+
+namespace kindling::autograd {
+
+/// Returns the saved tensor after two checks (kindling::Error on failure):
+/// 1. released (was_released()): throw kFreedGraphMessage.
+/// 2. current_version() differs from saved_version(): throw, word for word,
+///    "one of the variables needed for gradient computation has been modified by
+///    an inplace operation: [torch.FloatTensor [3]], which is output 0 of
+///    SigmoidBackward0, is at version 1; expected version 0 instead. Hint: enable
+///    anomaly detection to find the operation that failed to compute its gradient,
+///    with torch.autograd.set_detect_anomaly(True)."
+///    The type is legacy_type_name(dtype), the shape to_string(sizes). The
+///    ", which is output 0 of NAME," part names the node that produces the tensor
+///    now: `node` itself when is_output(), else data().grad_fn() (an in-place op
+///    gave it a new one); a leaf (no grad_fn) has no such part.
+/// Nothing saved (!data().defined() and not released): return an undefined tensor.
+Tensor SavedVariable::unpack(const Node& node) const {
+  // BEGIN SOLUTION week02.saved_version
+  KINDLING_CHECK(!released_, kFreedGraphMessage);
+  if (!data_.defined()) return {};
+  const std::uint32_t now = current_version();
+  if (now != saved_version_) {
+    std::ostringstream msg;
+    msg << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
+        << legacy_type_name(data_.dtype()) << " " << to_string(data_.sizes()) << "]";
+    if (is_output_)
+      msg << ", which is output 0 of " << node.name() << ",";
+    else if (auto producer = data_.grad_fn())
+      msg << ", which is output 0 of " << producer->name() << ",";
+    msg << " is at version " << saved_version_ << "; expected version " << now
+        << " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+           "with torch.autograd.set_detect_anomaly(True).";
+    throw Error(msg.str());
+  }
+  return data_;
+  // END SOLUTION
+}
+
+}  // namespace kindling::autograd

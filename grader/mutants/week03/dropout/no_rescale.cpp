@@ -1,0 +1,29 @@
+// MUTANT: zeroes elements but does not scale the survivors by 1 / (1 - p), so the expected output shrinks to (1 - p) x
+// Task week03.dropout. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week03.dropout`.
+
+#include <kindling/dropout.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::nn::functional {
+
+/// Dropout of x with probability p:
+/// - p outside [0, 1] throws ValueError, word for word:
+///   "dropout probability has to be between 0 and 1, but got 1.5";
+/// - not `training`, or p == 0: returns x itself;
+/// - otherwise each element is kept with probability 1 - p (draw one uniform
+///   number per element from `gen`) and multiplied by 1 / (1 - p); dropped
+///   elements are 0 (p == 1 drops everything). The result is differentiable:
+///   the gradient flows through the kept elements, scaled the same way.
+Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
+  // BEGIN SOLUTION week03.dropout
+  KINDLING_CHECK_AS(ValueError, p >= 0.0 && p <= 1.0, "dropout probability has to be between 0 and 1, but got ",
+                    detail::py_float_repr(p));
+  if (!training || p == 0.0) return x;
+  if (p == 1.0) return x * zeros_like(x);
+  Tensor keep = ge(rand(x.sizes(), x.dtype(), gen), p).to(x.dtype());  // 1 with probability 1 - p
+  return x * keep;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::functional

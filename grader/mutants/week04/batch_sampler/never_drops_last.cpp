@@ -1,0 +1,35 @@
+// MUTANT: batches() ignores drop_last and always keeps the short final batch
+// Task week04.batch_sampler. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week04.batch_sampler`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/sampler.hpp>
+
+namespace kindling::data {
+
+/// One epoch of batches: the sampler's indices in order, cut every batch_size.
+std::vector<std::vector<std::int64_t>> BatchSampler::batches() {
+  // BEGIN SOLUTION week04.batch_sampler
+  const std::vector<std::int64_t> all = sampler_->indices();
+  std::vector<std::vector<std::int64_t>> out;
+  for (std::size_t start = 0; start < all.size(); start += static_cast<std::size_t>(batch_size_)) {
+    const std::size_t end = std::min(all.size(), start + static_cast<std::size_t>(batch_size_));
+    out.emplace_back(all.begin() + static_cast<std::ptrdiff_t>(start), all.begin() + static_cast<std::ptrdiff_t>(end));
+  }
+  return out;
+  // END SOLUTION
+}
+
+}  // namespace kindling::data
+
+namespace kindling::data {
+
+/// Batches per epoch: n / batch_size rounded down with drop_last, up without.
+std::int64_t BatchSampler::size() const {
+  // BEGIN SOLUTION week04.batch_sampler
+  const std::int64_t n = sampler_->size();
+  return drop_last_ ? n / batch_size_ : (n + batch_size_ - 1) / batch_size_;
+  // END SOLUTION
+}
+
+}  // namespace kindling::data
