@@ -501,3 +501,11 @@ TEST(week02_hooks, IdsStayUniqueAfterARemoval) {
 TEST(week02_hooks, HookOnATensorWithoutGradThrows) {
   expect_oracle_error([] { ones({3}).register_hook([](const Tensor& g) { return g; }); }, "hook_without_grad");
 }
+
+// torch.ones(3).backward(torch.ones(2)) -> "Mismatch in shape: grad_output[0] has a shape of torch.Size([2])
+// and output[0] has a shape of torch.Size([3])." (a given gradient's shape is checked before requires_grad)
+TEST(week02_backward_seed, AGradientOfTheWrongShapeIsReportedEvenForAConstant) {
+  expect_error<Error>([] { ones({3}).backward(ones({2})); },
+                      "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a shape of "
+                      "torch.Size([3]).");
+}

@@ -7,25 +7,27 @@
 namespace kindling::autograd {
 
 /// The gradient backward() starts from, for `output` and the user's `gradient`
-/// (undefined when the user passed none). Throws kindling::Error, word for word:
+/// (undefined when the user passed none). Throws kindling::Error, word for word, in
+/// PyTorch's order (the first that applies):
+/// - a gradient of another shape: "Mismatch in shape: grad_output[0] has a shape
+///   of torch.Size([2]) and output[0] has a shape of torch.Size([3])." (shapes as
+///   torch.Size, i.e. torch_size_string()), whether or not output requires grad;
 /// - `output` does not require grad:
 ///   "element 0 of tensors does not require grad and does not have a grad_fn"
 /// - no gradient and output.numel() != 1:
 ///   "grad can be implicitly created only for scalar outputs"
-/// - a gradient of another shape: "Mismatch in shape: grad_output[0] has a shape
-///   of torch.Size([2]) and output[0] has a shape of torch.Size([3])." (shapes as
-///   torch.Size, i.e. torch_size_string())
 /// Otherwise: ones of output's shape and dtype, or `gradient` itself.
 Tensor make_seed(const Tensor& output, const Tensor& gradient) {
   // BEGIN SOLUTION week02.backward_seed
+  if (gradient.defined())
+    KINDLING_CHECK(gradient.sizes().equals(output.sizes()), "Mismatch in shape: grad_output[0] has a shape of ",
+                   torch_size_string(gradient.sizes()), " and output[0] has a shape of ",
+                   torch_size_string(output.sizes()), ".");
   KINDLING_CHECK(output.requires_grad(), "element 0 of tensors does not require grad and does not have a grad_fn");
   if (!gradient.defined()) {
     KINDLING_CHECK(output.numel() == 1, "grad can be implicitly created only for scalar outputs");
     return ones_like(output);
   }
-  KINDLING_CHECK(gradient.sizes().equals(output.sizes()), "Mismatch in shape: grad_output[0] has a shape of ",
-                 torch_size_string(gradient.sizes()), " and output[0] has a shape of ",
-                 torch_size_string(output.sizes()), ".");
   return gradient;
   // END SOLUTION
 }
