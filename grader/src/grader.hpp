@@ -31,6 +31,9 @@ struct PerfSpec {
   std::string filter;   // --benchmark_filter regex
   std::string counter;  // user counter, e.g. "speedup"
   double full = 1, zero = 0;
+  /// The points need a GPU (a speed ratio against cuBLAS): without one they are needs_gpu,
+  /// neither lost nor counted in the maximum (tasks.json's "needs_gpu": true).
+  bool needs_gpu = false;
 };
 
 struct Task {
@@ -97,12 +100,21 @@ struct TaskResult {
   int tests_skipped = 0;  // GTEST_SKIP (e.g. no CUDA device): neither passed nor failed
   int tests_total = 0;
   double seconds = 0;
-  bool perf_measured = false;  // the benchmark ran and reported the counter
-  double perf_value = 0;       // the counter's median, when measured
-  double perf_points = 0;      // earned performance points
-  std::string perf_message;    // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
-  std::string cuda_backend;    // week 6: where the test program ran its kernels ("simulator (...)")
+  bool perf_measured = false;   // the benchmark ran and reported the counter
+  double perf_value = 0;        // the counter's median, when measured
+  double perf_points = 0;       // earned performance points
+  std::string perf_message;     // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
+  std::string cuda_backend;     // week 6: where the test program ran its kernels ("simulator (...)")
+  bool perf_needs_gpu = false;  // the performance points need a GPU and none ran the tests: not counted
+  /// The performance points this result can earn: none when they are not graded or need a GPU.
+  double available_perf(bool perf) const { return perf && !perf_needs_gpu ? task.perf_points : 0.0; }
 };
+
+/// Whether the performance points of `task`, whose tests ran their kernels on `cuda_backend`
+/// (TaskResult::cuda_backend), need a GPU that was not there.
+bool perf_needs_gpu(const Task& task, const std::string& cuda_backend);
+/// The message of needs_gpu performance points.
+std::string needs_gpu_message(const Task& task);
 
 // ---- performance points ----------------------------------------------------------------------------
 /// The share of the performance points (0..1) that counter value `v` earns.

@@ -44,14 +44,18 @@ std::string week_section(const Week& w, const std::vector<const Task*>& tasks, c
   int passed = 0;
   std::ostringstream rows;
   for (const Task* t : tasks) {
-    max += t->points + (perf ? t->perf_points : 0.0);
     const auto it = s.latest.find(t->id);
+    const double available =
+        t->points + (it == s.latest.end() ? (perf ? t->perf_points : 0.0) : it->second.available_perf(perf));
+    max += available;
     const std::string status = it == s.latest.end() ? "not_graded" : to_string(it->second.status);
     double earned = 0;
     std::string message = "not graded yet: ./grade " + t->id;
     if (it != s.latest.end()) {
       earned = it->second.points + (perf ? it->second.perf_points : 0.0);
       message = it->second.message;
+      if (perf && it->second.perf_needs_gpu)
+        message += (message.empty() ? "" : "; ") + std::string("performance ") + it->second.perf_message;
       if (it->second.status != Status::Passed)
         message += (message.empty() ? "" : " ") + std::string("(stuck? ./grade hint ") + t->id + ")";
       passed += it->second.status == Status::Passed;
@@ -60,8 +64,7 @@ std::string week_section(const Week& w, const std::vector<const Task*>& tasks, c
     rows << "<tr class=\"task status-" << status << "\" data-task=\"" << xml_escape(t->id) << "\" data-status=\""
          << status << "\"><td class=\"id\">" << xml_escape(t->id) << "</td><td>" << xml_escape(t->title)
          << "</td><td><span class=\"badge\">" << xml_escape(status) << "</span></td><td>" << num(earned) << "/"
-         << num(t->points + (perf ? t->perf_points : 0.0)) << "</td><td class=\"msg\">" << xml_escape(message)
-         << "</td></tr>\n";
+         << num(available) << "</td><td class=\"msg\">" << xml_escape(message) << "</td></tr>\n";
   }
   std::ostringstream out;
   const double share = max > 0 ? 100.0 * got / max : 0;
@@ -103,6 +106,9 @@ std::string perf_chart(const Manifest& m, const State& s) {
       svg << "<rect class=\"perf-bar\" data-task=\"" << xml_escape(t->id) << "\" x=\"" << left << "\" y=\"" << y + 4
           << "\" width=\"" << num(x(v) - left, 6) << "\" height=\"18\" fill=\"" << (good ? "#2e9d4f" : "#d9822b")
           << "\"/>\n<text x=\"" << num(x(v) + 4, 6) << "\" y=\"" << y + 17 << "\">" << num(v) << "</text>\n";
+    } else if (it != s.latest.end() && it->second.perf_needs_gpu) {
+      svg << "<text x=\"" << left + 6 << "\" y=\"" << y + 17 << "\" class=\"note needs-gpu\" data-task=\""
+          << xml_escape(t->id) << "\">needs_gpu (measured on a GPU only; not counted)</text>\n";
     } else {
       svg << "<text x=\"" << left + 6 << "\" y=\"" << y + 17
           << "\" class=\"note\">not measured (the tests must pass first)</text>\n";

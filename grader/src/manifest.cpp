@@ -64,8 +64,9 @@ Manifest read_manifest(const std::filesystem::path& file) {
                                "after_published, not '" + task.visibility + "'");
     if (t.contains("perf")) {
       const auto& p = t.at("perf");
-      task.perf = PerfSpec{p.at("bench").get<std::string>(), p.at("filter").get<std::string>(),
-                           p.at("counter").get<std::string>(), p.at("full").get<double>(), p.at("zero").get<double>()};
+      task.perf = PerfSpec{p.at("bench").get<std::string>(),   p.at("filter").get<std::string>(),
+                           p.at("counter").get<std::string>(), p.at("full").get<double>(),
+                           p.at("zero").get<double>(),         p.value("needs_gpu", false)};
     }
     if (task.perf_points > 0 && !task.perf)
       throw std::runtime_error(file.string() + ": task " + task.id + " has perf_points but no \"perf\" benchmark");

@@ -11,6 +11,17 @@
 
 namespace kindling::grader {
 
+bool perf_needs_gpu(const Task& task, const std::string& cuda_backend) {
+  // The week-6 runtime describes a real device as "device (<name>)"; anything else (the
+  // simulator, or no test run that said) has no GPU to measure on.
+  return task.perf && task.perf->needs_gpu && cuda_backend.rfind("device", 0) != 0;
+}
+
+std::string needs_gpu_message(const Task& task) {
+  return "needs_gpu: its " + (task.perf ? task.perf->counter : std::string("performance")) +
+         " is measured on a GPU only (not counted here; the tests ran on the simulator)";
+}
+
 double perf_fraction(const PerfSpec& spec, double v) {
   if (spec.full == spec.zero) return v >= spec.full ? 1.0 : 0.0;
   // 0 at `zero`, 1 at `full`, linear between: the same formula serves both directions.

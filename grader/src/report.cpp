@@ -19,13 +19,13 @@ double Report::score() const {
 
 double Report::max_score() const {
   double s = 0;
-  for (const auto& r : results) s += r.task.points + (perf ? r.task.perf_points : 0.0);
+  for (const auto& r : results) s += r.task.points + r.available_perf(perf);
   return s;
 }
 
 namespace {
 double earned(const TaskResult& t) { return t.points + t.perf_points; }
-double available(const Report& r, const TaskResult& t) { return t.task.points + (r.perf ? t.task.perf_points : 0.0); }
+double available(const Report& r, const TaskResult& t) { return t.task.points + t.available_perf(r.perf); }
 
 std::string fit(std::string s, std::size_t width) {
   if (s.size() > width) s = s.substr(0, width - 3) + "...";
@@ -88,7 +88,10 @@ std::string table(const Report& r, bool color) {
     out << std::left << std::setw(30) << t.task.id << std::setw(9)
         << (points(earned(t)) + "/" + points(available(r, t))) << c << std::setw(17) << to_string(t.status) << reset
         << fit(t.message, 200) << "\n";
-    if (r.perf && t.task.perf_points > 0)
+    if (r.perf && t.task.perf_points > 0 && t.perf_needs_gpu)
+      out << std::string(30, ' ') << "performance: " << points(t.task.perf_points) << " points " << t.perf_message
+          << "\n";
+    else if (r.perf && t.task.perf_points > 0)
       out << std::string(30, ' ') << "performance: " << points(t.perf_points) << "/" << points(t.task.perf_points)
           << " points"
           << (t.perf_message.empty() ? " (not measured: the tests must pass first)" : ", " + t.perf_message) << "\n";
@@ -103,10 +106,15 @@ std::string table(const Report& r, bool color) {
       break;
     }
   std::map<Status, int> counts;
-  for (const auto& t : r.results) ++counts[t.status];
+  int needs_gpu = 0;
+  for (const auto& t : r.results) {
+    ++counts[t.status];
+    needs_gpu += r.perf && t.perf_needs_gpu;
+  }
   out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;"
       << (r.perf ? "" : " performance not graded;");
   for (auto [s, n] : counts) out << " " << n << " " << to_string(s);
+  if (needs_gpu > 0) out << "; " << needs_gpu << " needs_gpu (performance points left out)";
   out << ")\n";
   return out.str();
 }
@@ -118,7 +126,11 @@ nlohmann::json result_to_json(const TaskResult& t, bool perf) {
           {"points", t.points},
           {"max_points", t.task.points},
           {"perf_points", t.perf_points},
-          {"max_perf_points", perf ? t.task.perf_points : 0.0},
+          {"max_perf_points", t.available_perf(perf)},
+          {"perf_status", !perf || t.task.perf_points <= 0 ? "none"
+                          : t.perf_needs_gpu               ? "needs_gpu"
+                          : t.perf_measured                ? "measured"
+                                                           : "not_measured"},
           {"perf_message", t.perf_message},
           {"perf_measured", t.perf_measured},
           {"perf_value", t.perf_value},
@@ -152,18 +164,24 @@ std::string to_gradescope(const Report& r) {
     total += t.seconds;
     std::string output = to_string(t.status);
     if (!t.message.empty()) output += ": " + t.message;
-    if (r.perf && t.task.perf_points > 0)
+    if (r.perf && t.task.perf_points > 0 && t.perf_needs_gpu)
+      output += "\nPerformance: " + points(t.task.perf_points) + " points " + t.perf_message;
+    else if (r.perf && t.task.perf_points > 0)
       output += "\nPerformance: " + points(t.perf_points) + "/" + points(t.task.perf_points) + " points" +
                 (t.perf_message.empty() ? "" : ", " + t.perf_message);
     if (t.status != Status::Passed && !t.task.hints.empty())
       output += "\nHint: " + t.task.hints.front() + "\n(More hints: ./grade hint " + t.task.id + ")";
-    j["tests"].push_back({{"name", t.task.id + " - " + t.task.title},
-                          {"number", t.task.id},
-                          {"score", earned(t)},
-                          {"max_score", available(r, t)},
-                          {"status", t.status == Status::Passed ? "passed" : "failed"},
-                          {"output", output},
-                          {"visibility", t.task.visibility}});
+    nlohmann::json test = {{"name", t.task.id + " - " + t.task.title},
+                           {"number", t.task.id},
+                           {"score", earned(t)},
+                           {"max_score", available(r, t)},
+                           {"status", t.status == Status::Passed ? "passed" : "failed"},
+                           {"output", output},
+                           {"visibility", t.task.visibility}};
+    // Gradescope keeps extra_data as it is: the class gradebook reads which points need a GPU.
+    if (r.perf && t.perf_needs_gpu)
+      test["extra_data"] = {{"perf_status", "needs_gpu"}, {"perf_points_needing_gpu", t.task.perf_points}};
+    j["tests"].push_back(test);
   }
   j["execution_time"] = total;
   j["output"] =
@@ -189,20 +207,27 @@ std::string to_junit(const Report& r) {
   auto is_error = [](Status s) {
     return s == Status::Crashed || s == Status::TimedOut || s == Status::BuildError || s == Status::MemoryExceeded;
   };
-  int tests = 0, failures = 0, errors = 0;
+  int tests = 0, failures = 0, errors = 0, skipped = 0;
   double time = 0;
   std::ostringstream body;
   for (const auto& [week, results] : weeks) {
-    int f = 0, e = 0;
+    int f = 0, e = 0, s = 0;
     double wt = 0;
     for (const auto* t : results) {
       f += t->status == Status::Failed || t->status == Status::NotImplemented;
       e += is_error(t->status);
+      s += r.perf && t->perf_needs_gpu;
       wt += t->seconds;
     }
-    body << "  <testsuite name=\"" << xml_escape(week) << "\" tests=\"" << results.size() << "\" failures=\"" << f
-         << "\" errors=\"" << e << "\" skipped=\"0\" time=\"" << seconds(wt) << "\">\n";
+    body << "  <testsuite name=\"" << xml_escape(week) << "\" tests=\"" << results.size() + static_cast<std::size_t>(s)
+         << "\" failures=\"" << f << "\" errors=\"" << e << "\" skipped=\"" << s << "\" time=\"" << seconds(wt)
+         << "\">\n";
     for (const auto* t : results) {
+      // Performance points that need a GPU: a test case of their own, skipped.
+      if (r.perf && t->perf_needs_gpu)
+        body << "    <testcase name=\"" << xml_escape(t->task.id) << ".performance\" classname=\"kindling."
+             << xml_escape(week) << "\" time=\"0.000\">\n      <skipped message=\"" << xml_escape(t->perf_message)
+             << "\"/>\n    </testcase>\n";
       body << "    <testcase name=\"" << xml_escape(t->task.id) << "\" classname=\"kindling." << xml_escape(week)
            << "\" time=\"" << seconds(t->seconds) << "\"";
       if (t->status == Status::Passed) {
@@ -215,14 +240,16 @@ std::string to_junit(const Report& r) {
            << "</" << element << ">\n    </testcase>\n";
     }
     body << "  </testsuite>\n";
-    tests += static_cast<int>(results.size());
+    tests += static_cast<int>(results.size()) + s;
+    skipped += s;
     failures += f;
     errors += e;
     time += wt;
   }
   std::ostringstream out;
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"kindling\" tests=\"" << tests
-      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << seconds(time) << "\">\n"
+      << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" skipped=\"" << skipped << "\" time=\""
+      << seconds(time) << "\">\n"
       << body.str() << "</testsuites>\n";
   return out.str();
 }

@@ -214,12 +214,17 @@ Report Session::grade(const std::vector<Task>& tasks) {
         o_.perf && std::any_of(week_tasks.begin(), week_tasks.end(), [](const Task& t) { return t.perf_points > 0; });
     const std::string bench_target = "kindling_" + week + "_bench";
     const fs::path bench = o_.build_dir / "grader" / "bench" / bench_target;
+    // Built when the first task that earns performance points here needs it (not at all where
+    // every such task's points need a GPU that is not there).
     std::string bench_error;
-    if (week_has_perf && build_error.empty() && o_.build) {
+    bool bench_built = !o_.build;
+    const auto build_bench = [&] {
+      if (bench_built) return;
+      bench_built = true;
       out_ << "building " << bench_target << " ..." << std::endl;
       const std::string e = build(bench_target, "building " + week + "'s benchmark");
       if (!e.empty()) bench_error = "the benchmark did not build: " + e;
-    }
+    };
     for (const auto& t : week_tasks) {
       TaskResult r;
       r.task = t;
@@ -229,11 +234,20 @@ Report Session::grade(const std::vector<Task>& tasks) {
       } else if (!build_error.empty()) {
         r.status = Status::BuildError;
         r.message = build_error;
-      } else {
+      }
+      if (r.status == Status::BuildError && o_.perf && t.perf_points > 0 && perf_needs_gpu(t, "")) {
+        r.perf_needs_gpu = true;  // no test run said where kernels run: the points are left out, not lost
+        r.perf_message = needs_gpu_message(t);
+      }
+      if (r.status != Status::BuildError) {
         if (o_.tty) out_ << "\r\033[K  running " << t.id << std::flush;
         r = run_task(t, binary, o_.timeout, work, o_.memory_mb);
         if (o_.tty) out_ << "\r\033[K" << std::flush;
-        if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
+        r.perf_needs_gpu = week_has_perf && t.perf_points > 0 && perf_needs_gpu(t, r.cuda_backend);
+        if (r.perf_needs_gpu) {
+          r.perf_message = needs_gpu_message(t);
+        } else if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
+          build_bench();
           if (!bench_error.empty())
             r.perf_message = bench_error;
           else if (!fs::exists(bench))

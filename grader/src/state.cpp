@@ -102,6 +102,7 @@ void load_entry(const json& e, const Manifest& m, State& s) {
     r.perf_measured = e.value("perf_measured", false);
     r.perf_value = e.value("perf_value", 0.0);
     r.perf_message = e.value("perf_message", "");
+    r.perf_needs_gpu = e.value("perf_status", "") == "needs_gpu";
     r.message = e.value("message", "");
     r.tests_passed = count(e, "tests_passed");
     r.tests_skipped = count(e, "tests_skipped");
@@ -147,9 +148,9 @@ HistoryEntry standing(const std::vector<Task>& tasks, const State& s, bool perf)
   HistoryEntry e;
   e.time = now_utc();
   for (const auto& t : tasks) {
-    e.max_score += t.points + (perf ? t.perf_points : 0.0);
-    ++e.total;
     const auto it = s.latest.find(t.id);
+    e.max_score += t.points + (it == s.latest.end() ? (perf ? t.perf_points : 0.0) : it->second.available_perf(perf));
+    ++e.total;
     if (it == s.latest.end()) continue;
     e.score += it->second.points + (perf ? it->second.perf_points : 0.0);
     e.passed += it->second.status == Status::Passed;

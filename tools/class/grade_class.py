@@ -16,7 +16,7 @@ A broken or hostile submission costs only its own student. Zips are checked befo
 they are unpacked (no absolute paths, no `..`, at most 2,000 files and 20 MB).
 
 It writes OUT/gradebook.csv (student, status, total, per week, per task, performance
-counters), OUT/reports/<student>.html, OUT/integrity.csv (task code identical across
+counters, and the tasks whose performance points need a GPU that grading did not have), OUT/reports/<student>.html, OUT/integrity.csv (task code identical across
 students after whitespace and comments are removed, and kit files a student changed, such
 as a test; neither is proof of anything, both are worth a look), and keeps OUT/cache.json: a student whose task
 files and kit are unchanged (SHA-256 of both) is not graded again. A progress line with
@@ -188,7 +188,9 @@ def grade_one(student, entry, args, template, names, kit, cache, net):
         shutil.copyfile(reports[-1], os.path.join(args.out, "reports", student + ".html"))
     return {"status": "graded", "hash": digest, "seconds": round(time.time() - start, 1), "score": r.get("score", 0),
             "tasks": {t["number"]: t["score"] for t in r.get("tests", [])},
-            "perf": {b["name"]: b["value"] for b in r.get("leaderboard", [])}}
+            "perf": {b["name"]: b["value"] for b in r.get("leaderboard", [])},
+            "needs_gpu": [t["number"] for t in r.get("tests", [])
+                          if (t.get("extra_data") or {}).get("perf_status") == "needs_gpu"]}
 
 
 def regions(text):
@@ -209,7 +211,7 @@ def integrity(out, students, names, weeks):
     for folder in folders:
         d = os.path.join(ROOT, "exercises", folder, "src", "tasks")
         for f in os.listdir(d):
-            if f.endswith(".cpp"):
+            if f.endswith((".cpp", ".cu")):
                 stubs[f] = regions(open(os.path.join(d, f), errors="replace").read())
     kit_files = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True).stdout.split()
     by_code, rows = {}, []
@@ -246,7 +248,8 @@ def write_gradebook(path, students, results, tasks, weeks):
     perf_names = sorted({n for r in results.values() for n in r.get("perf", {})})
     with open(path + ".tmp", "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["student", "status", "total", "max"] + weeks + [t["id"] for t in tasks] + perf_names + ["note"])
+        w.writerow(["student", "status", "total", "max"] + weeks + [t["id"] for t in tasks] + perf_names +
+                   ["needs_gpu", "note"])
         for s in students:
             r = results.get(s, {})
             scores = r.get("tasks", {})
@@ -254,6 +257,7 @@ def write_gradebook(path, students, results, tasks, weeks):
             row += [sum(scores.get(t["id"], 0) for t in tasks if t["id"].startswith(wk + ".")) for wk in weeks]
             row += [scores.get(t["id"], 0) for t in tasks]
             row += [r.get("perf", {}).get(n, "") for n in perf_names]
+            row.append(" ".join(r.get("needs_gpu", [])))  # performance points left out: no GPU graded them
             row.append(r.get("reason", ""))
             w.writerow(row)
     os.replace(path + ".tmp", path)

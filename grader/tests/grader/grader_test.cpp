@@ -374,6 +374,70 @@ TEST(GraderPerf, ResultsOfAnUnexpectedShapeAreAnErrorNotAnException) {
   }
 }
 
+// Points that need a GPU (week06.register_gemm's speed against cuBLAS), graded where the tests ran
+// on the simulator: needs_gpu in every format, neither lost nor counted in the maximum.
+TEST(GraderPerf, NeedsGpuPointsAreListedEverywhereAndLeftOutOfTheMaximum) {
+  Task t = task("week06.register_gemm", 10);
+  t.week = "week06";
+  t.perf_points = 10;
+  t.perf = PerfSpec{"week06", "BM_RegisterGemmVsCublas", "fraction_of_cublas", 0.5, 0.1, true};
+  EXPECT_TRUE(perf_needs_gpu(t, "simulator (the kit's CUDA simulator; no GPU used)"));
+  EXPECT_TRUE(perf_needs_gpu(t, ""));  // a build error: nothing said where the kernels ran
+  EXPECT_FALSE(perf_needs_gpu(t, "device (NVIDIA H100 80GB HBM3)"));
+  Task cpu_timed = t;
+  cpu_timed.perf->needs_gpu = false;
+  EXPECT_FALSE(perf_needs_gpu(cpu_timed, "simulator"));
+
+  Report r;
+  r.tree = "solutions";
+  TaskResult res;
+  res.task = t;
+  res.status = Status::Passed;
+  res.points = 10;
+  res.cuda_backend = "simulator (the kit's CUDA simulator; no GPU used)";
+  res.perf_needs_gpu = true;
+  res.perf_message = needs_gpu_message(t);
+  r.results.push_back(res);
+  EXPECT_DOUBLE_EQ(r.score(), 10);
+  EXPECT_DOUBLE_EQ(r.max_score(), 10);  // not 20: the GPU's points are not counted here
+  const std::string tab = table(r, false);
+  EXPECT_NE(tab.find("performance: 10 points needs_gpu"), std::string::npos) << tab;
+  EXPECT_NE(tab.find("1 needs_gpu"), std::string::npos) << tab;
+  EXPECT_NE(tab.find("10 / 10"), std::string::npos) << tab;
+  const auto js = nlohmann::json::parse(to_json(r));
+  EXPECT_EQ(js["tasks"][0]["perf_status"], "needs_gpu");
+  EXPECT_DOUBLE_EQ(js["tasks"][0]["max_perf_points"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(js["max_score"].get<double>(), 10);
+  const auto gs = nlohmann::json::parse(to_gradescope(r));
+  EXPECT_DOUBLE_EQ(gs["tests"][0]["max_score"].get<double>(), 10);
+  EXPECT_EQ(gs["tests"][0]["status"], "passed");
+  EXPECT_EQ(gs["tests"][0]["extra_data"]["perf_status"], "needs_gpu");
+  EXPECT_NE(gs["tests"][0]["output"].get<std::string>().find("needs_gpu"), std::string::npos);
+  const std::string xml = to_junit(r);
+  EXPECT_NE(xml.find("tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("name=\"week06.register_gemm.performance\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<skipped message=\"needs_gpu"), std::string::npos) << xml;
+
+  // The student's state and the HTML page keep it across runs.
+  Manifest m;
+  m.weeks.push_back(Week{"week06", "week06_cuda", "The GPU"});
+  m.tasks.push_back(t);
+  State st;
+  st.merge(r);
+  const auto dir = std::filesystem::temp_directory_path() / "kindling-needs-gpu-test";
+  std::filesystem::create_directories(dir);
+  save_state(dir / "state.json", st);
+  const State back = load_state(dir / "state.json", m);
+  ASSERT_EQ(back.latest.count("week06.register_gemm"), 1u);
+  EXPECT_TRUE(back.latest.at("week06.register_gemm").perf_needs_gpu);
+  const HistoryEntry h = standing(m.tasks, back, true);
+  EXPECT_DOUBLE_EQ(h.max_score, 10);
+  const std::string html = to_html(m, back, {}, true);
+  EXPECT_NE(html.find("needs_gpu (measured on a GPU only; not counted)"), std::string::npos);
+  EXPECT_NE(html.find("10/10"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(GraderPerf, ReportAddsPerfPointsOnlyWhenGraded) {
   Report r;
   TaskResult t;
