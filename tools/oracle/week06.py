@@ -49,6 +49,25 @@ cases["mixed"] = {
     "cpu_0d_plus_device_ok": str((cpu0 + dev).device),
 }
 
+# Row softmax (the task week06.row_softmax): float32 inputs and torch.softmax(x, dim=1). The
+# inputs are rounded to float32 in Python so that the C++ test reads exactly these values.
+g = torch.Generator().manual_seed(6)
+softmax_rows = []
+for name, rows, cols, scale, shift in [("one column", 2, 1, 1.0, 0.0), ("five columns", 3, 5, 1.0, 0.0),
+                                       ("a block's width", 2, 256, 3.0, 0.0), ("wider than a block", 2, 300, 3.0, 0.0),
+                                       ("a thousand columns", 1, 1000, 5.0, 0.0), ("many rows", 70, 10, 2.0, 0.0),
+                                       ("large inputs (exp overflows without the max)", 2, 40, 10.0, 1000.0),
+                                       ("very negative inputs (exp underflows without the max)", 2, 40, 10.0, -1000.0)]:
+    x = (torch.randn(rows, cols, generator=g) * scale + shift).float()
+    softmax_rows.append({"name": name, "rows": rows, "cols": cols, "x": x.flatten().tolist(),
+                         "y": torch.softmax(x, dim=1).flatten().tolist()})
+special = torch.tensor([[1.0, float("nan"), 2.0], [float("-inf"), float("-inf"), float("-inf")],
+                        [float("-inf"), 0.0, 1.0]])
+softmax_rows.append({"name": "NaN, a row of -inf only, and some -inf", "rows": 3, "cols": 3,
+                     "x": [str(v) for v in special.flatten().tolist()],
+                     "y": [str(v) for v in torch.softmax(special, dim=1).flatten().tolist()]})
+cases["softmax_rows"] = softmax_rows
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)

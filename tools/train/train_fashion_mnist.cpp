@@ -8,8 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <numeric>
 
 #include <CLI/CLI.hpp>
+#include <kindling/cuda/runtime.hpp>
 #include <kindling/data.hpp>
 #include <kindling/kindling.hpp>
 #include <kindling/nn.hpp>
@@ -27,10 +29,12 @@ std::shared_ptr<nn::Module> make_model(const std::string& kind) {
                                           nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(), nn::Linear(32 * 7 * 7, 10));
 }
 
-// uint8 images (N, 28, 28) -> float32 in [0, 1], shaped for the model.
-train::Prepare prepare_for(const std::string& kind) {
-  return [kind](const Tensor& images) {
-    const Tensor x = images.to(kFloat32) / 255.0;
+// uint8 images (N, 28, 28) -> float32 in [0, 1] on the model's device, shaped for the model. The
+// bytes cross to the device first (a quarter of the floats' size); the labels follow the output's
+// device inside train_epoch.
+train::Prepare prepare_for(const std::string& kind, bool cuda) {
+  return [kind, cuda](const Tensor& images) {
+    const Tensor x = (cuda ? images.cuda() : images).to(kFloat32) / 255.0;
     return kind == "mlp" ? x.reshape({x.size(0), 784}) : x.reshape({x.size(0), 1, 28, 28});
   };
 }
@@ -40,6 +44,8 @@ train::Prepare prepare_for(const std::string& kind) {
 int main(int argc, char** argv) {
   CLI::App app{"kindling-train: Fashion-MNIST with an MLP and a small CNN, the week-5 loop"};
   std::string models = "both", data = "subset", out_dir = "build/runs", optimizer = "sgd", schedule = "cosine";
+  std::string device = "cpu";
+  std::int64_t max_batches = -1, test_examples = -1;
   int epochs = 10, workers = 0;
   std::int64_t batch_size = 64;
   double lr = 0.05;
@@ -57,6 +63,11 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cosine", "none"}));
   app.add_option("--workers", workers, "DataLoader worker threads")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "manual_seed: the same seed gives the same run");
+  app.add_option("--device", device,
+                 "cpu, or cuda: the GPU where one is found, else the kit's CUDA simulator (slow: use --max-batches)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  app.add_option("--max-batches", max_batches, "stop each training epoch after this many batches (-1: all)");
+  app.add_option("--test-examples", test_examples, "evaluate on the first N test examples (-1: all)");
   app.add_option("--out", out_dir, "where each run's CSV and SVG curves go");
   CLI11_PARSE(app, argc, argv);
 
@@ -70,7 +81,18 @@ int main(int argc, char** argv) {
     }
     manual_seed(seed);
     auto train_set = std::make_shared<data::FashionMNIST>(root, true);
-    auto test_set = std::make_shared<data::FashionMNIST>(root, false);
+    std::shared_ptr<data::Dataset> test_set = std::make_shared<data::FashionMNIST>(root, false);
+    if (test_examples >= 0) {
+      std::vector<std::int64_t> first(static_cast<std::size_t>(std::min(test_examples, test_set->size())));
+      std::iota(first.begin(), first.end(), 0);
+      test_set = std::make_shared<data::Subset>(test_set, first);
+    }
+    const bool cuda = device == "cuda";
+    if (cuda && models != "mlp") {
+      std::cerr << "kindling-train: --device cuda trains the MLP only (--model mlp): the CNN's convolutions and "
+                   "pooling have no device kernels in the kit yet\n";
+      return 2;
+    }
     Generator shuffle(seed);
     data::DataLoaderOptions train_opts;
     train_opts.batch_size = batch_size;
@@ -84,7 +106,8 @@ int main(int argc, char** argv) {
     const bool tty = isatty(STDOUT_FILENO);
     std::cout << "Fashion-MNIST (" << data << "): " << train_set->size() << " training, " << test_set->size()
               << " test examples; batch " << batch_size << ", " << optimizer << " lr " << lr << " (" << schedule
-              << "), seed " << seed << ", " << workers << " workers\n";
+              << "), seed " << seed << ", " << workers << " workers, on "
+              << (cuda ? cuda::backend_description() : std::string("cpu")) << "\n";
     fs::create_directories(out_dir);
     for (const std::string kind : {"mlp", "cnn"}) {
       if (models != "both" && models != kind) continue;
@@ -92,6 +115,7 @@ int main(int argc, char** argv) {
       manual_seed(seed);
       shuffle.manual_seed(seed);
       auto model = make_model(kind);
+      if (cuda) model->to(Device("cuda"));
       std::unique_ptr<optim::Optimizer> opt;
       if (optimizer == "sgd")
         opt = std::make_unique<optim::SGD>(model->parameters(), optim::SGD::Config{.lr = lr, .momentum = 0.9});
@@ -99,11 +123,12 @@ int main(int argc, char** argv) {
         opt = std::make_unique<optim::Adam>(model->parameters(), optim::Adam::Config{.lr = lr});
       std::unique_ptr<optim::lr_scheduler::CosineAnnealingLR> sched;
       if (schedule == "cosine") sched = std::make_unique<optim::lr_scheduler::CosineAnnealingLR>(*opt, epochs);
-      const auto prepare = prepare_for(kind);
+      const auto prepare = prepare_for(kind, cuda);
       std::vector<train::CurvePoint> curve;
       for (int e = 1; e <= epochs; ++e) {
         train::ProgressBar bar(std::cout, tty, kind + " epoch " + std::to_string(e) + "/" + std::to_string(epochs));
-        const train::EpochStats tr = train::train_epoch(*model, train_loader, *opt, prepare, std::ref(bar));
+        const train::EpochStats tr =
+            train::train_epoch(*model, train_loader, *opt, prepare, std::ref(bar), max_batches);
         const train::EpochStats te = train::evaluate(*model, test_loader, prepare);
         curve.push_back({e, tr, te});
         if (sched) sched->step();  // once per epoch, after the optimizer's steps

@@ -339,6 +339,10 @@ Tensor Tensor::make(Storage storage, Shape sizes, Shape strides, std::int64_t st
 }
 
 void Tensor::throw_undefined() { throw Error("this tensor is undefined (default-constructed)"); }
+void Tensor::throw_host_access() const {
+  throw Error(detail::concat("data_ptr<T>() gives host code the address of the elements, but this tensor is on ",
+                             device(), ", whose memory the host cannot read: copy it with .cpu() first"));
+}
 
 std::int64_t Tensor::size(std::int64_t d) const { return sizes()[wrap_dim(d, dim())]; }
 std::int64_t Tensor::stride(std::int64_t d) const { return strides()[wrap_dim(d, dim())]; }

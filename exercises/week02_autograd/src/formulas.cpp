@@ -242,6 +242,12 @@ Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, 
     return out;
   }
   // max(dim): grad and index have the input's shape with dim of size 1.
+  if (!grad.device().is_cpu()) {  // on a device: where(position == index, grad, 0), broadcast along dim
+    Shape along(sizes.size(), 1);
+    along[static_cast<std::size_t>(dim)] = sizes[static_cast<std::size_t>(dim)];
+    const Tensor position = arange(sizes[static_cast<std::size_t>(dim)], kInt64).view(along).cuda();
+    return where(eq(position, index), grad, zeros({}, grad.dtype())).contiguous();
+  }
   const Tensor g = grad.movedim(dim, -1).contiguous();
   const Tensor id = index.movedim(dim, -1).contiguous();
   Tensor o = out.movedim(dim, -1).contiguous();

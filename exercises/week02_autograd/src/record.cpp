@@ -135,10 +135,11 @@ Tensor view_backward(const Tensor& grad, const Geometry& in, const Geometry& vie
   }
   // General case: lay the gradient out in the input's storage extent, then read
   // it back through the input's geometry.
-  if (numel_of(in.sizes) == 0) return zeros(in.sizes, dtype);
+  const TensorOptions options = TensorOptions(dtype).device(grad.device());
+  if (numel_of(in.sizes) == 0) return zeros(in.sizes, options);
   std::int64_t extent = 1;
   for (std::size_t d = 0; d < in.sizes.size(); ++d) extent += (in.sizes[d] - 1) * in.strides[d];
-  Tensor buffer = zeros({extent}, dtype);
+  Tensor buffer = zeros({extent}, options);
   Geometry local = view;
   local.offset -= in.offset;
   // Expanded dims (stride 0) receive the sum of the gradient along them.
@@ -162,7 +163,7 @@ Tensor view_backward(const Tensor& grad, const Geometry& in, const Geometry& vie
   if (may_overlap(out.sizes(), out.strides())) {
     // The input itself repeats elements (it was expanded): share each stored
     // gradient among the elements that show it, so that the sum stays right.
-    Tensor count = zeros({extent}, dtype);
+    Tensor count = zeros({extent}, options);
     visit_dtype(dtype, [&](auto tag) {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_floating_point_v<T>)

@@ -86,7 +86,10 @@ void Optimizer::load_state_dict(const OptimizerState& saved) {
       KINDLING_CHECK_AS(ValueError, buf.sizes().vec() == p.sizes().vec(), "loaded state dict's '", name,
                         "' of parameter ", index, " has shape ", to_string(buf.sizes()), ", the parameter ",
                         to_string(p.sizes()));
-      copy.buffers.emplace(name, buf.to(p.scalar_type()).contiguous().clone());
+      // As PyTorch: the state takes the parameter's dtype and device (a checkpoint saved from a GPU
+      // loads on the CPU, and back).
+      const Tensor cast = buf.to(p.scalar_type());
+      copy.buffers.emplace(name, (p.device().is_cpu() ? cast.cpu() : cast.cuda()).contiguous().clone());
     }
     state.emplace(&p.impl(), std::move(copy));
   }

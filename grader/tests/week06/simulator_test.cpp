@@ -2,6 +2,7 @@
 // the kernel, the block and the thread, and its fixed form passes (solutions/week06_cuda/src/kernels/fixtures.cu).
 
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -183,28 +184,25 @@ TEST_F(EngineSimulator, LaunchesBeyondCudasLimitsAreRefused) {
   }
 }
 
-TEST_F(EngineSimulator, ATiledMatmulAgreesWithTheNaiveOneAndReadsGlobalMemoryTileTimesLess) {
+// The naive kernel that the tiled ones are measured against: right, and 2 m n k global loads.
+// (The engine's tiled GEMM against it: device_ops_test.cpp.)
+TEST_F(EngineSimulator, TheNaiveMatmulIsRightAndReadsTwoMNKFloats) {
   const int m = 48, k = 40, n = 33;  // not multiples of the tile: the edges are guarded
   std::vector<float> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n));
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) - 3.0f;
   for (std::size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.5f;
   const auto da = to_device(a), db = to_device(b);
   const auto c1 = uninitialized<float>(static_cast<std::size_t>(m * n));
-  const auto c2 = uninitialized<float>(static_cast<std::size_t>(m * n));
-  kindling::cuda::fixtures::matmul(da, db, c1, m, k, n, false);
+  kindling::cuda::fixtures::matmul_naive(da, db, c1, m, k, n);
   const auto naive_loads = sim::last_counters().global_loads;
-  kindling::cuda::fixtures::matmul(da, db, c2, m, k, n, true);
-  const auto tiled_loads = sim::last_counters().global_loads;
-  const auto r1 = to_host(c1, static_cast<std::size_t>(m * n)), r2 = to_host(c2, static_cast<std::size_t>(m * n));
+  const auto r1 = to_host(c1, static_cast<std::size_t>(m * n));
   for (int i = 0; i < m; ++i)
     for (int j = 0; j < n; ++j) {
       float s = 0.0f;
       for (int p = 0; p < k; ++p) s += a[static_cast<std::size_t>(i * k + p)] * b[static_cast<std::size_t>(p * n + j)];
-      ASSERT_EQ(r1[static_cast<std::size_t>(i * n + j)], s);
-      ASSERT_EQ(r2[static_cast<std::size_t>(i * n + j)], s);
+      ASSERT_NEAR(r1[static_cast<std::size_t>(i * n + j)], s, 1e-4f * (1.0f + std::fabs(s)));
     }
   EXPECT_EQ(naive_loads, 2u * m * n * k);
-  EXPECT_LE(tiled_loads * 8, naive_loads) << "tiled " << tiled_loads << ", naive " << naive_loads;
 }
 
 TEST_F(EngineSimulator, OutsideAKernelTheBuiltInsSaySo) {

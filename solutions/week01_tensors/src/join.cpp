@@ -3,6 +3,7 @@
 // (src/tasks/masking.cpp), repeat the task week01.repeat (src/tasks/repeat.cpp), chunk
 // and split the task week01.split (src/tasks/split.cpp).
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>
 #include <kindling/ops.hpp>
@@ -108,8 +109,18 @@ namespace {
 Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   const ScalarType t = result_type(a, b);
   const Shape shape = detail::broadcast_pair(condition.sizes(), detail::broadcast_pair(a.sizes(), b.sizes()));
-  Tensor out = detail::empty_contiguous(shape, t);
+  const Device device = detail::common_device({&condition, &a, &b});
+  Tensor out = detail::empty_contiguous(shape, t, device);
   const Tensor ac = a.to(t), bc = b.to(t);
+  if (!device.is_cpu()) {
+    if (condition.device().is_cpu()) {  // a 0-d CPU condition picks one operand for every element
+      detail::copy(out, (condition.item<bool>() ? ac : bc).expand(shape));
+      return out;
+    }
+    const auto operand = [&](const Tensor& x) { return x.device().is_cpu() ? x : x.expand(shape); };
+    device_backend(device.type).where(out, condition.expand(shape), operand(ac), operand(bc));
+    return out;
+  }
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
     detail::for_each_run<4>(

@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/linalg.hpp>
 #include <kindling/ops.hpp>
@@ -128,6 +129,7 @@ void detail::tanh_float(const float* in, float* out, std::int64_t n) {
 
 // out (row-major, contiguous rows) = alpha * a @ b (+ out when accumulating).
 void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) {
+  if (!out.device().is_cpu()) return device_backend(out.device().type).gemm(out, a, b, alpha, accumulate);
   KINDLING_CHECK(a.dtype() != kBool, "\"addmm_impl_cpu_\" not implemented for 'Bool'");
   visit_dtype(a.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -186,8 +188,9 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_mm(a, b);
+  const Device device = detail::common_device({&a, &b});
   return differentiable(Op::Mm, {a, b}, [&] {
-    Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype());
+    Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype(), device);
     if (a.sizes()[1] == 0) {
       detail::fill(out, 0);
       return out;
@@ -208,7 +211,7 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
 namespace {
 Tensor addmm_impl(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
   const Shape shape{mat1.sizes()[0], mat2.sizes()[1]};
-  Tensor out = detail::empty_contiguous(shape, mat1.dtype());
+  Tensor out = detail::empty_contiguous(shape, mat1.dtype(), detail::common_device({&self, &mat1, &mat2}));
   if (beta.to<double>() == 0) {
     detail::fill(out, 0);  // beta == 0 ignores self, NaNs included, as in BLAS
   } else {
@@ -233,10 +236,15 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
                  "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k, "] but got: [",
                  b.sizes()[0], ", ", b.sizes()[1], "].");
   check_same_dtype(a, b, "batch1 and batch2");
+  const Device device = detail::common_device({&a, &b});
   return differentiable(Op::Bmm, {a, b}, [&] {
-    Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype());
+    Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype(), device);
     if (k == 0) {
       detail::fill(out, 0);
+      return out;
+    }
+    if (!device.is_cpu()) {  // one launch for the whole batch
+      detail::gemm(out, a, b, 1, false);
       return out;
     }
     for (std::int64_t i = 0; i < batch; ++i) detail::gemm(out.select(0, i), a.select(0, i), b.select(0, i), 1, false);

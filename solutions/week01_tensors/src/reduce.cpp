@@ -6,7 +6,9 @@
 #include <cmath>
 #include <limits>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
+#include <kindling/join.hpp>
 #include <kindling/ops.hpp>
 
 #include "autograd_hooks.hpp"
@@ -214,7 +216,40 @@ Tensor reduce_to_acc(const Tensor& x, const std::vector<bool>& mask, A init) {
   return acc;
 }
 
+// ---- on a device (week 6): the same reductions through the device's kernels -----------------
+// The accumulator is a fresh contiguous tensor on x's device in keepdim shape, of `acc_type`.
+Tensor device_reduce(ReduceOp op, const Tensor& x, const std::vector<bool>& mask, ScalarType acc_type,
+                     const Scalar& init) {
+  Tensor acc = detail::empty_contiguous(reduced_shape(x, mask, true), acc_type, x.device());
+  device_backend(x.device().type).reduce(op, acc, x, init);
+  return acc;
+}
+
+// -inf or the type's lowest value (max), +inf or its largest (min).
+Scalar extreme_init(ScalarType t, bool is_max) {
+  switch (t) {
+    case kFloat32:
+    case kFloat64:
+      return is_max ? -INFINITY : INFINITY;
+    case kBool:
+    case kUInt8:
+      return is_max ? 0 : 255;
+    case kInt32:
+      return is_max ? std::numeric_limits<std::int32_t>::lowest() : std::numeric_limits<std::int32_t>::max();
+    default:
+      return is_max ? std::numeric_limits<std::int64_t>::lowest() : std::numeric_limits<std::int64_t>::max();
+  }
+}
+
 Tensor sum_impl(const Tensor& x, IntArrayRef dims, bool keepdim, std::optional<ScalarType> dtype) {
+  if (!x.device().is_cpu()) {
+    const Tensor in = dtype ? x.to(*dtype) : x;
+    const ScalarType out_type = dtype ? *dtype : (is_integral(x.dtype(), true) ? kInt64 : x.dtype());
+    const auto mask = reduced_mask(in, dims);
+    const ScalarType acc_type = is_integral(in.dtype(), true) ? kInt64 : in.dtype();
+    const Tensor acc = device_reduce(ReduceOp::Sum, in, mask, acc_type, 0);
+    return as_result(acc.to(out_type), reduced_shape(in, mask, keepdim));
+  }
   if (!dtype && dims.empty() && !keepdim && x.numel() < 2 * kPiece && x.is_contiguous()) {
     // The whole of a small contiguous tensor: the same single run reduce_kernel would
     // make, into an accumulator on the stack, and no accumulator tensor to convert.
@@ -248,6 +283,11 @@ Tensor extreme_all(const Tensor& x, Red r, const char* name) {
                  "(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                  "reduction dim with the 'dim' argument.");
   const std::vector<bool> mask(static_cast<std::size_t>(x.dim()), true);
+  if (!x.device().is_cpu()) {
+    const bool is_max = r == Red::Max;
+    return as_result(
+        device_reduce(is_max ? ReduceOp::Max : ReduceOp::Min, x, mask, x.dtype(), extreme_init(x.dtype(), is_max)), {});
+  }
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const bool is_max = r == Red::Max;
@@ -264,6 +304,11 @@ Tensor extreme_all(const Tensor& x, Red r, const char* name) {
 // Values and first indices of the extreme along one dim.
 // Max over dims, keeping them; non-finite maxima become 0 (the shift for log-sum-exp).
 Tensor stable_shift(const Tensor& x, const std::vector<bool>& mask) {
+  if (!x.device().is_cpu()) {
+    KINDLING_CHECK(x.is_floating_point(), "logsumexp: expected a floating point tensor");
+    const Tensor m = device_reduce(ReduceOp::Max, x, mask, x.dtype(), -INFINITY);
+    return where(isfinite(m), m, zeros_like(m));
+  }
   return visit_dtype(x.dtype(), [&](auto tag) -> Tensor {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
@@ -302,9 +347,26 @@ Tensor along_dim(const Tensor& x, std::int64_t dim, F f) {
   return out.movedim(-1, d).contiguous();
 }
 
+// On a device: the rows moved last and made contiguous, the device's row kernel, and back.
+Tensor device_softmax(const Tensor& x, std::int64_t dim, bool log) {
+  if (x.dim() == 0) {
+    wrap_dim(dim, 0);
+    return device_softmax(x.reshape({1}), 0, log).reshape(Shape{});
+  }
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  const Tensor moved = x.movedim(d, -1).contiguous();
+  Tensor out = detail::empty_contiguous(moved.sizes(), x.dtype(), x.device());
+  const std::int64_t n = moved.sizes().back();
+  if (moved.numel() > 0)
+    device_backend(x.device().type)
+        .softmax_rows(out.view({moved.numel() / n, n}), moved.view({moved.numel() / n, n}), log);
+  return out.movedim(-1, d).contiguous();
+}
+
 Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype, bool log, const char* kernel) {
   const Tensor in = dtype ? x.to(*dtype) : x;
   KINDLING_CHECK(in.is_floating_point(), "\"", kernel, "\" not implemented for '", dtype_short_name(in.dtype()), "'");
+  if (!in.device().is_cpu()) return device_softmax(in, dim, log);
   return along_dim(in, dim, [log](const auto* row, auto* out, std::int64_t n) {
     using T = std::remove_cv_t<std::remove_pointer_t<decltype(out)>>;
     T m = -INFINITY;
@@ -356,6 +418,11 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   std::int64_t count = 1;
   for (std::int64_t d = 0; d < x.dim(); ++d)
     if (mask[d]) count *= x.sizes()[d];
+  if (!x.device().is_cpu()) {
+    const Tensor acc = device_reduce(ReduceOp::Sum, x, mask, x.dtype(), 0);
+    return as_result(div(acc, detail::wrapped_scalar(Scalar(static_cast<double>(count)))),
+                     reduced_shape(x, mask, keepdim));
+  }
   Tensor acc = visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     return reduce_to_acc<Red::Sum, double, T>(x, mask, 0.0);
@@ -367,11 +434,38 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   const auto mask = reduced_mask(x, dims);
+  if (!x.device().is_cpu()) {
+    const ScalarType acc_type = is_integral(x.dtype(), true) ? kInt64 : x.dtype();
+    return as_result(device_reduce(ReduceOp::Prod, x, mask, acc_type, 1), reduced_shape(x, mask, keepdim));
+  }
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
     return as_result(acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()), reduced_shape(x, mask, keepdim));
   });
+}
+
+// max(dim)/min(dim) of a tensor on a device: week01.max_dim's contract (src/tasks/max_dim.cpp),
+// computed by the device's kernel.
+std::tuple<Tensor, Tensor> device_max_min_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max,
+                                              const char* name) {
+  if (x.dim() == 0) {
+    wrap_dim(dim, 0);
+    return {x.clone(), zeros({}, TensorOptions(kInt64).device(x.device()))};
+  }
+  const std::int64_t d = wrap_dim(dim, x.dim());
+  KINDLING_CHECK_AS(IndexError, x.sizes()[d] > 0, name, "(): Expected reduction dim ", d, " to have non-zero size.");
+  Shape shape = x.sizes().vec();
+  shape[static_cast<std::size_t>(d)] = 1;
+  Tensor values = detail::empty_contiguous(shape, x.dtype(), x.device());
+  Tensor indices = detail::empty_contiguous(shape, kInt64, x.device());
+  device_backend(x.device().type).extreme_along(is_max, values, indices, x, d);
+  if (!keepdim) return {values.squeeze(d).contiguous(), indices.squeeze(d).contiguous()};
+  return {values, indices};
+}
+std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max, const char* name) {
+  return x.device().is_cpu() ? detail::max_min_dim(x, dim, keepdim, is_max, name)
+                             : device_max_min_dim(x, dim, keepdim, is_max, name);
 }
 
 // max(dim)/min(dim): only the values are differentiable; the indices route the gradient.
@@ -381,7 +475,7 @@ std::tuple<Tensor, Tensor> extreme_dim_recorded(const Tensor& x, std::int64_t di
       is_max ? Op::MaxDim : Op::MinDim, {x},
       [&] {
         Tensor v;
-        std::tie(v, indices) = detail::max_min_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
+        std::tie(v, indices) = max_min_dim(x, dim, keepdim, is_max, is_max ? "max" : "min");
         return v;
       },
       [&] { return OpArgs{.dim = dim, .keepdim = keepdim, .aux = indices}; });
@@ -414,14 +508,14 @@ std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) 
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
                     "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
-  if (!dim) return std::get<1>(detail::max_min_dim(x.reshape({-1}), 0, false, true, "argmax"));
-  return std::get<1>(detail::max_min_dim(x, *dim, keepdim, true, "argmax"));
+  if (!dim) return std::get<1>(max_min_dim(x.reshape({-1}), 0, false, true, "argmax"));
+  return std::get<1>(max_min_dim(x, *dim, keepdim, true, "argmax"));
 }
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
   KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
                     "argmin(): Expected reduction dim to be specified for input.numel() == 0.");
-  if (!dim) return std::get<1>(detail::max_min_dim(x.reshape({-1}), 0, false, false, "argmin"));
-  return std::get<1>(detail::max_min_dim(x, *dim, keepdim, false, "argmin"));
+  if (!dim) return std::get<1>(max_min_dim(x.reshape({-1}), 0, false, false, "argmin"));
+  return std::get<1>(max_min_dim(x, *dim, keepdim, false, "argmin"));
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {

@@ -48,7 +48,7 @@ bool gradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorLi
       for (const Tensor& t : inputs)
         if (t.requires_grad()) t.mutable_grad() = Tensor();
       const Tensor out = f(inputs);
-      Tensor seed = zeros(out.sizes(), out.dtype());
+      Tensor seed = zeros(out.sizes(), TensorOptions(out.dtype()).device(out.device()));
       seed.view({-1})[j].fill_(1);
       if (!out.requires_grad()) continue;  // a constant output: all analytic entries are 0
       out.backward(seed);

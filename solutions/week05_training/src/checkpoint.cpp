@@ -114,7 +114,7 @@ std::string encode(const FileContents& contents) {
   for (const auto& [name, tensor] : contents.tensors) {
     KINDLING_CHECK(tensor.defined(), "cannot save the undefined tensor '", name, "'");
     KINDLING_CHECK(name != "__metadata__", "a tensor may not be named __metadata__");
-    const Tensor c = tensor.detach().contiguous();
+    const Tensor c = tensor.detach().cpu().contiguous();  // a CUDA tensor is written from a host copy
     const std::size_t begin = data.size();
     data.append(static_cast<const char*>(c.data_ptr()), static_cast<std::size_t>(c.numel()) * c.element_size());
     header[name] = {{"dtype", detail::safetensors_dtype(c.dtype())},

@@ -112,6 +112,81 @@ class CudaBackend final : public DeviceBackend {
                     alpha.is_floating_point() ? 0 : alpha.to<std::int64_t>(), out.numel(), nullptr);
   }
 
+  void reduce(ReduceOp op, const Tensor& out, const Tensor& x, const Scalar& init) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(x);
+    kernels::Strided kept, reduced;
+    kept.ndim = reduced.ndim = static_cast<int>(x.dim());
+    kept.offset = x.storage_offset();
+    std::int64_t count = 1;
+    for (int d = 0; d < kept.ndim; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      const bool is_reduced = out.sizes()[i] == 1 && x.sizes()[i] != 1;
+      kept.sizes[d] = is_reduced ? 1 : x.sizes()[i];
+      reduced.sizes[d] = is_reduced ? x.sizes()[i] : 1;
+      kept.strides[d] = reduced.strides[d] = x.strides()[i];
+      if (is_reduced) count *= x.sizes()[i];
+    }
+    if (count == 0) return fill(out, init);  // nothing to reduce: the identity
+    kernels::reduce(static_cast<int>(op), out.dtype(), operand_of(out), x.dtype(), operand_of(x), kept, reduced,
+                    out.numel(), count, init.to<double>(), nullptr);
+  }
+
+  void extreme_along(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& x,
+                     std::int64_t dim) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(x);
+    kernels::Strided kept;
+    kept.ndim = static_cast<int>(x.dim());
+    kept.offset = x.storage_offset();
+    for (int d = 0; d < kept.ndim; ++d) {
+      const auto i = static_cast<std::size_t>(d);
+      kept.sizes[d] = d == dim ? 1 : x.sizes()[i];
+      kept.strides[d] = x.strides()[i];
+    }
+    kernels::extreme_along(is_max, x.dtype(), operand_of(values), operand_of(indices), operand_of(x), kept,
+                           x.strides()[static_cast<std::size_t>(dim)], values.numel(),
+                           x.sizes()[static_cast<std::size_t>(dim)], nullptr);
+  }
+
+  void softmax_rows(const Tensor& out, const Tensor& x, bool log) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    kernels::softmax_rows(log, x.dtype(), operand_of(out), operand_of(x), x.sizes()[0], x.sizes()[1], nullptr);
+  }
+
+  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    check_dims(out);
+    kernels::where(out.dtype(), operand_of(out), operand_of(cond), operand_of(a), operand_of(b), out.numel(), nullptr);
+  }
+
+  void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    KINDLING_CHECK(a.is_floating_point(), "\"addmm_cuda\" not implemented for '", dtype_short_name(a.dtype()), "'");
+    const bool batched = a.dim() == 3;
+    const auto at = [](const Tensor& t, std::size_t d) { return t.strides()[d]; };
+    const std::size_t r = batched ? 1 : 0, c = r + 1;
+    kernels::GemmLayout L;
+    L.m = a.sizes()[r];
+    L.k = a.sizes()[c];
+    L.n = b.sizes()[c];
+    L.batch = batched ? a.sizes()[0] : 1;
+    L.a_offset = a.storage_offset();
+    L.a_row = at(a, r);
+    L.a_col = at(a, c);
+    L.a_batch = batched ? at(a, 0) : 0;
+    L.b_offset = b.storage_offset();
+    L.b_row = at(b, r);
+    L.b_col = at(b, c);
+    L.b_batch = batched ? at(b, 0) : 0;
+    L.c_offset = out.storage_offset();
+    L.c_row = at(out, r);
+    L.c_col = at(out, c);
+    L.c_batch = batched ? at(out, 0) : 0;
+    kernels::gemm(a.dtype(), out.storage().data(), a.storage().data(), b.storage().data(), L, alpha.to<double>(),
+                  accumulate, nullptr);
+  }
+
   void register_host(void* ptr, std::size_t bytes) override { runtime().host_register(ptr, bytes); }
   void unregister_host(void* ptr) override { runtime().host_unregister(ptr); }
 

@@ -43,6 +43,9 @@ enum class UnaryOp : std::uint8_t {
 /// The elementwise operations with two inputs that a device runs (week 1's order).
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };
 
+/// The reductions a device runs (week 6 part 2).
+enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min };
+
 /// What a device offers the engine. Week 6 implements it for CUDA.
 class DeviceBackend {
  public:
@@ -65,6 +68,22 @@ class DeviceBackend {
   /// out = a op b (alpha * b for Add and Sub), a and b of the compute dtype and expanded to
   /// out's sizes (or 0-d CPU tensors); out of the compute dtype, or bool for comparisons.
   virtual void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) = 0;
+  /// out = the reduction `op` of x over the dims where out (of x's rank, contiguous, of the dtype
+  /// the reduction accumulates in) has size 1 and x does not; `init` is the reduction's identity.
+  virtual void reduce(ReduceOp op, const Tensor& out, const Tensor& x, const Scalar& init) = 0;
+  /// values, indices (int64) = the largest (`is_max`) or smallest element of x along `dim` (wrapped,
+  /// of size > 0) and its first index, NaN counting as the extreme; both contiguous, of x's rank
+  /// with size 1 at `dim`.
+  virtual void extreme_along(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& x,
+                             std::int64_t dim) = 0;
+  /// out = softmax (or log-softmax) of each row of x, both contiguous 2-d of the same floating dtype.
+  virtual void softmax_rows(const Tensor& out, const Tensor& x, bool log) = 0;
+  /// out = cond ? a : b, elementwise; cond (bool), a and b (out's dtype, or 0-d CPU tensors)
+  /// expanded to out's sizes.
+  virtual void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) = 0;
+  /// out = alpha * a @ b (+ out when `accumulate`): matrices (2-d) or batches of them (3-d), any
+  /// strides, one floating dtype.
+  virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) = 0;
   /// Tells the device that host memory [ptr, ptr + bytes) is page-locked (week 4's pool), so
   /// that copies from it may be asynchronous; unregister_host undoes it.
   virtual void register_host(void* ptr, std::size_t bytes) = 0;

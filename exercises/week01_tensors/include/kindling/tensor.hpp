@@ -124,11 +124,15 @@ class Tensor {
   const Storage& storage() const { return impl().storage; }
   /// Address of the first element (storage data + offset).
   void* data_ptr() const;
-  /// Typed address of the first element; throws if T is not the dtype.
+  /// Typed address of the first element, for host code: throws if T is not the dtype, or if the
+  /// tensor is not on the CPU (its memory is then a device's, which the host cannot read; the
+  /// device's kernels take data_ptr(), untyped, through cuda::device_ptr).
   template <class T>
   T* data_ptr() const {
     KINDLING_CHECK(dtype_of<T>() == dtype(), "expected scalar type ", dtype_short_name(dtype_of<T>()), " but found ",
                    dtype_short_name(dtype()));
+    if (!device().is_cpu()) [[unlikely]]
+      throw_host_access();
     return static_cast<T*>(data_ptr());
   }
   /// Whether elements are laid out row-major without gaps (see kindling::is_contiguous).
@@ -312,6 +316,7 @@ class Tensor {
 
  private:
   [[noreturn]] static void throw_undefined();
+  [[noreturn]] void throw_host_access() const;
   std::shared_ptr<TensorImpl> impl_;
 };
 

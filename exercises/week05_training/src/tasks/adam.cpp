@@ -6,6 +6,8 @@
 #include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/ops.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -33,7 +35,8 @@ namespace kindling::optim {
 /// recording (detail::floats gives a float32 tensor's contiguous data).
 /// Optimizer::step() calls this and counts the step. A large parameter's loop may
 /// be split across threads with detail::for_ranges(n, body), which calls
-/// body(begin, end) on each range.
+/// body(begin, end) on each range. A parameter on a GPU (week 6) is updated there,
+/// with the same formula in tensor operations (the tests grade the CPU path).
 void Adam::update() {
   // BEGIN TASK week05.adam (replace the stub below with your code)
   KINDLING_TODO("week05.adam");

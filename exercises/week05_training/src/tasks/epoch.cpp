@@ -17,7 +17,9 @@ namespace kindling::train {
 ///     for each batch {x, y} of loader (at most max_batches of them, when >= 0):
 ///         optimizer.zero_grad()
 ///         out = model(prepare(x))
-///         loss = cross_entropy(out, y)             (mean over the batch)
+///         loss = cross_entropy(out, y)             (mean over the batch; y first moved to
+///                                                   out's device when it is elsewhere, as
+///                                                   `y = y.to(device)` in PyTorch's loop)
 ///         loss.backward()
 ///         optimizer.step()
 ///         running loss += loss.item() * batch size  (a number: never keep the tensor)
@@ -38,7 +40,7 @@ EpochStats train_epoch(nn::Module& model, data::DataLoader& loader, optim::Optim
 /// model.eval() first (Dropout off, BatchNorm on its running statistics), and the
 /// whole pass under NoGradGuard (no graph is recorded, so no memory is kept for a
 /// backward that never comes). The model is left in eval mode; train_epoch puts
-/// it back in training mode.
+/// it back in training mode. The labels follow the output's device, as in train_epoch.
 EpochStats evaluate(nn::Module& model, data::DataLoader& loader, const Prepare& prepare) {
   // BEGIN TASK week05.epoch (replace the stub below with your code)
   KINDLING_TODO("week05.epoch");

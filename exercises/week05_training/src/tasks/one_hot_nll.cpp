@@ -21,7 +21,7 @@ namespace kindling::nn::functional {
 /// an empty target with num_classes -1: "Can not infer total number of classes
 /// from empty tensor."; then the smallest value negative: "Class values must be
 /// non-negative."; then the largest >= num_classes: "Class values must be smaller
-/// than num_classes.".
+/// than num_classes.". The result is on target's device (a CUDA target gives a CUDA one-hot).
 Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
   // BEGIN TASK week05.one_hot_nll (replace the stub below with your code)
   KINDLING_TODO("week05.one_hot_nll");

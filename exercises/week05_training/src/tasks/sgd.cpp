@@ -4,6 +4,8 @@
 #include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/ops.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -31,6 +33,8 @@ namespace kindling::optim {
 /// tensor's contiguous data). Optimizer::step() calls this and counts the step.
 /// A large parameter's loop may be split across threads with
 /// detail::for_ranges(n, body), which calls body(begin, end) on each range.
+/// A parameter on a GPU (week 6) is updated there, with the same formula in tensor
+/// operations: the host cannot write device memory (the tests grade the CPU path).
 void SGD::update() {
   // BEGIN TASK week05.sgd (replace the stub below with your code)
   KINDLING_TODO("week05.sgd");

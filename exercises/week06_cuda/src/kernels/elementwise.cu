@@ -6,7 +6,7 @@
 
 #include <type_traits>
 
-#include "elementwise.hpp"
+#include "common.hpp"
 
 namespace kindling::cuda::kernels {
 namespace {
@@ -43,21 +43,6 @@ constexpr std::int64_t kMaxBlocks = 4096;
 #else
 constexpr std::int64_t kMaxBlocks = 16;  // the simulator runs each thread as a fiber: fewer, longer threads
 #endif
-
-__device__ inline std::int64_t offset_of(const Strided& s, std::int64_t i) {
-  std::int64_t off = s.offset;
-  for (int d = s.ndim - 1; d >= 0; --d) {
-    const std::int64_t size = s.sizes[d];
-    off += (i % size) * s.strides[d];
-    i /= size;
-  }
-  return off;
-}
-
-template <class T>
-__device__ inline bool is_nan(T v) {
-  return v != v;  // NOLINT(misc-redundant-expression): true only for NaN
-}
 
 template <class T>
 __device__ inline T int_pow(T base, T exp) {
@@ -255,33 +240,6 @@ LaunchConfig config_for(std::int64_t n, void* stream) {
   const std::int64_t blocks = (n + kThreads - 1) / kThreads;
   return LaunchConfig{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks)),
                       Dim3(kThreads), 0, stream};
-}
-
-// Calls f(T{}) with T the C++ type of `t`.
-template <class F>
-void with_type(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Bool:
-      return f(bool{});
-    case ScalarType::UInt8:
-      return f(std::uint8_t{});
-    case ScalarType::Int32:
-      return f(std::int32_t{});
-    case ScalarType::Int64:
-      return f(std::int64_t{});
-    case ScalarType::Float32:
-      return f(float{});
-    case ScalarType::Float64:
-      return f(double{});
-  }
-}
-
-template <class T>
-T scalar_of(const Operand& o) {
-  if constexpr (static_cast<bool>(T(0.5) == T(0)))
-    return static_cast<T>(o.scalar_int);
-  else
-    return static_cast<T>(o.scalar);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #pragma once
-// The engine's elementwise kernels on the device (elementwise.cu): the host functions that
-// launch them, for the CUDA backend of device_hooks.hpp (backend.cpp).
+// The engine's kernels on the device: elementwise (elementwise.cu), reductions, softmax and
+// where (reduce.cu), matrix products (gemm.cu). The host functions that launch them, for the
+// CUDA backend of device_hooks.hpp (backend.cpp).
 
 #include <cstdint>
 
@@ -43,5 +44,45 @@ void unary(int op, ScalarType out_type, const Operand& out, ScalarType type, con
 /// out of `type` or bool for comparisons.
 void binary(int op, ScalarType type, const Operand& out, const Operand& a, const Operand& b, double alpha,
             std::int64_t alpha_int, std::int64_t n, void* stream);
+
+/// Reductions, numbered as kindling::ReduceOp.
+enum Reduction : int { kReduceSum, kReduceProd, kReduceMax, kReduceMin };
+
+/// out[o] = the reduction `op` of x over the elements of output o: `kept` walks x's outputs (its
+/// sizes those of out, 1 where reduced; x's strides and offset), `reduced` the elements of one
+/// output (x's sizes where reduced, 1 elsewhere; x's strides, offset 0). x of `type`, out (contiguous)
+/// of `acc_type`, which the reduction accumulates in; `init` its identity.
+void reduce(int op, ScalarType acc_type, const Operand& out, ScalarType type, const Operand& x, const Strided& kept,
+            const Strided& reduced, std::int64_t outputs, std::int64_t count, double init, void* stream);
+
+/// values[o], indices[o] = the largest (`is_max`) or smallest element along one dim of x and its
+/// first index (NaN counts as the extreme, as in PyTorch); `kept` walks the outputs as in reduce(),
+/// `step` is the dim's stride in x, `count` its size (> 0). values (of x's type) and indices
+/// (int64) contiguous.
+void extreme_along(bool is_max, ScalarType type, const Operand& values, const Operand& indices, const Operand& x,
+                   const Strided& kept, std::int64_t step, std::int64_t outputs, std::int64_t count, void* stream);
+
+/// out = softmax (or log-softmax) of each row of x: both contiguous [rows, cols], floating `type`.
+void softmax_rows(bool log, ScalarType type, const Operand& out, const Operand& x, std::int64_t rows, std::int64_t cols,
+                  void* stream);
+
+/// out[i] = cond[i] ? a[i] : b[i], each operand through its own strides over out's sizes; a or b
+/// may be a scalar (a 0-d CPU tensor).
+void where(ScalarType type, const Operand& out, const Operand& cond, const Operand& a, const Operand& b, std::int64_t n,
+           void* stream);
+
+/// Where the matrices of a (batched) product lie, in elements: C[z] (m x n) = A[z] (m x k) B[z] (k x n).
+struct GemmLayout {
+  std::int64_t m = 0, k = 0, n = 0, batch = 1;                   ///< sizes
+  std::int64_t a_offset = 0, a_row = 0, a_col = 0, a_batch = 0;  ///< A's offset and strides
+  std::int64_t b_offset = 0, b_row = 0, b_col = 0, b_batch = 0;  ///< B's offset and strides
+  std::int64_t c_offset = 0, c_row = 0, c_col = 0, c_batch = 0;  ///< C's offset and strides
+};
+
+/// C = alpha A B (+ C when `accumulate`) for each of the layout's batches, floating `type`: the
+/// kit's own tiled GEMM (16 x 16 tiles through shared memory). A device build calls cuBLAS instead
+/// when one is linked (issue 29's device half).
+void gemm(ScalarType type, const void* c, const void* a, const void* b, const GemmLayout& layout, double alpha,
+          bool accumulate, void* stream);
 
 }  // namespace kindling::cuda::kernels

@@ -17,7 +17,9 @@ namespace kindling::train {
 ///     for each batch {x, y} of loader (at most max_batches of them, when >= 0):
 ///         optimizer.zero_grad()
 ///         out = model(prepare(x))
-///         loss = cross_entropy(out, y)             (mean over the batch)
+///         loss = cross_entropy(out, y)             (mean over the batch; y first moved to
+///                                                   out's device when it is elsewhere, as
+///                                                   `y = y.to(device)` in PyTorch's loop)
 ///         loss.backward()
 ///         optimizer.step()
 ///         running loss += loss.item() * batch size  (a number: never keep the tensor)
@@ -37,9 +39,9 @@ EpochStats train_epoch(nn::Module& model, data::DataLoader& loader, optim::Optim
   for (const data::Batch& batch : loader) {
     if (max_batches >= 0 && s.batches >= max_batches) break;
     const Tensor& x = batch.at(0);
-    const Tensor& y = batch.at(1);
     optimizer.zero_grad();
     const Tensor out = model(prepare(x));
+    const Tensor y = batch.at(1).device() == out.device() ? batch.at(1) : batch.at(1).to(out.device());
     const Tensor loss = nn::functional::cross_entropy(out, y);
     loss.backward();
     optimizer.step();
@@ -62,7 +64,7 @@ EpochStats train_epoch(nn::Module& model, data::DataLoader& loader, optim::Optim
 /// model.eval() first (Dropout off, BatchNorm on its running statistics), and the
 /// whole pass under NoGradGuard (no graph is recorded, so no memory is kept for a
 /// backward that never comes). The model is left in eval mode; train_epoch puts
-/// it back in training mode.
+/// it back in training mode. The labels follow the output's device, as in train_epoch.
 EpochStats evaluate(nn::Module& model, data::DataLoader& loader, const Prepare& prepare) {
   // BEGIN SOLUTION week05.epoch
   const auto start = std::chrono::steady_clock::now();
@@ -71,8 +73,8 @@ EpochStats evaluate(nn::Module& model, data::DataLoader& loader, const Prepare& 
   EpochStats s;
   double total_loss = 0, correct = 0;
   for (const data::Batch& batch : loader) {
-    const Tensor& y = batch.at(1);
     const Tensor out = model(prepare(batch.at(0)));
+    const Tensor y = batch.at(1).device() == out.device() ? batch.at(1) : batch.at(1).to(out.device());
     total_loss += nn::functional::cross_entropy(out, y, {.reduction = "sum"}).item<double>();
     correct += eq(argmax(out, 1), y).sum().item<double>();
     s.examples += y.numel();

@@ -21,7 +21,7 @@ namespace kindling::nn::functional {
 /// an empty target with num_classes -1: "Can not infer total number of classes
 /// from empty tensor."; then the smallest value negative: "Class values must be
 /// non-negative."; then the largest >= num_classes: "Class values must be smaller
-/// than num_classes.".
+/// than num_classes.". The result is on target's device (a CUDA target gives a CUDA one-hot).
 Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
   // BEGIN SOLUTION week05.one_hot_nll
   KINDLING_CHECK(target.scalar_type() == kInt64, "one_hot is only applicable to index tensor.");
@@ -40,7 +40,7 @@ Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
   Tensor out = zeros(shape, TensorOptions().dtype(kInt64));
   std::int64_t* o = out.data_ptr<std::int64_t>();
   for (std::size_t i = 0; i < t.size(); ++i) o[static_cast<std::int64_t>(i) * num_classes + t[i]] = 1;
-  return out;
+  return target.is_cuda() ? out.cuda() : out;
   // END SOLUTION
 }
 

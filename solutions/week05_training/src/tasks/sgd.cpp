@@ -4,6 +4,8 @@
 #include <type_traits>
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/factory.hpp>
+#include <kindling/ops.hpp>
 #include <kindling/optim.hpp>
 
 #include "optim_internal.hpp"
@@ -31,6 +33,8 @@ namespace kindling::optim {
 /// tensor's contiguous data). Optimizer::step() calls this and counts the step.
 /// A large parameter's loop may be split across threads with
 /// detail::for_ranges(n, body), which calls body(begin, end) on each range.
+/// A parameter on a GPU (week 6) is updated there, with the same formula in tensor
+/// operations: the host cannot write device memory (the tests grade the CPU path).
 void SGD::update() {
   // BEGIN SOLUTION week05.sgd
   for (auto& group : groups_) {
@@ -42,6 +46,22 @@ void SGD::update() {
     const bool maximize = group.options["maximize"] != 0;
     for (const Tensor& p : group.params) {
       if (!p.grad().defined()) continue;
+      if (!p.device().is_cpu()) {  // on a device: the same steps as tensor operations there
+        const Tensor w = p.detach();
+        Tensor d = maximize ? -p.grad() : p.grad();
+        if (weight_decay != 0) d = d + w * weight_decay;
+        if (momentum != 0) {
+          ParamState& st = state(p);
+          auto it = st.buffers.find("momentum_buffer");
+          if (it == st.buffers.end())
+            it = st.buffers.emplace("momentum_buffer", d.clone()).first;
+          else
+            it->second.mul_(momentum).add_(d, one_minus_dampening);
+          d = nesterov ? d + it->second * momentum : it->second;
+        }
+        w.add_(d, -lr);
+        continue;
+      }
       float* w = detail::floats(p);
       const Tensor grad = p.grad().contiguous();
       const float* g = detail::floats(grad);

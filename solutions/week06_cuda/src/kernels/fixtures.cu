@@ -73,30 +73,10 @@ __global__ void matmul_naive_kernel(DevPtr<const float> a, DevPtr<const float> b
   for (int p = 0; p < k; ++p) s += a[row * k + p] * b[p * n + col];
   c[row * n + col] = s;
 }
-__global__ void matmul_tiled_kernel(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k,
-                                    int n) {
-  __shared__ float as[kTile][kTile];
-  __shared__ float bs[kTile][kTile];
-  const int ty = static_cast<int>(threadIdx.y), tx = static_cast<int>(threadIdx.x);
-  const int row = static_cast<int>(blockIdx.y) * kTile + ty;
-  const int col = static_cast<int>(blockIdx.x) * kTile + tx;
-  float s = 0.0f;
-  for (int p0 = 0; p0 < k; p0 += kTile) {
-    as[ty][tx] = row < m && p0 + tx < k ? static_cast<float>(a[row * k + p0 + tx]) : 0.0f;
-    bs[ty][tx] = p0 + ty < k && col < n ? static_cast<float>(b[(p0 + ty) * n + col]) : 0.0f;
-    __syncthreads();
-    for (int q = 0; q < kTile; ++q) s += as[ty][q] * bs[q][tx];
-    __syncthreads();
-  }
-  if (row < m && col < n) c[row * n + col] = s;
-}
-void matmul(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n, bool tiled) {
+void matmul_naive(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n) {
   const LaunchConfig cfg{
       {static_cast<unsigned>((n + kTile - 1) / kTile), static_cast<unsigned>((m + kTile - 1) / kTile)}, {kTile, kTile}};
-  if (tiled)
-    launch<matmul_tiled_kernel>(cfg, a, b, c, m, k, n);
-  else
-    launch<matmul_naive_kernel>(cfg, a, b, c, m, k, n);
+  launch<matmul_naive_kernel>(cfg, a, b, c, m, k, n);
 }
 
 __global__ void count_positive_kernel(DevPtr<const float> x, DevPtr<int> counts, DevPtr<float> sum, int n) {

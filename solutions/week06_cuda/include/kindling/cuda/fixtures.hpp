@@ -19,9 +19,11 @@ void twice(DevPtr<const float> x, DevPtr<float> y, int n, bool off_by_one);
 /// The sum of x[0, n) (n <= 32) by a warp of 32 lanes with __shfl_down_sync; `early_exit`
 /// returns lanes n.. before the shuffles, which still name all 32 lanes.
 void warp_sum(DevPtr<const float> x, DevPtr<float> out, int n, bool early_exit);
-/// C (m x n) = A (m x k) B (k x n), row-major, 16 x 16 tiles through shared memory (`tiled`)
-/// or one thread per output reading global memory only.
-void matmul(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n, bool tiled);
+/// C (m x n) = A (m x k) B (k x n), row-major, one thread per output reading its row of A and its
+/// column of B from global memory (2 m n k loads): the baseline the tiled kernels are measured
+/// against (week06.tiled_gemm's tiles are the student's to write, and the engine's own GEMM,
+/// src/kernels/gemm.cu, is tiled).
+void matmul_naive(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n);
 /// counts[0] += the number of x[i] > 0, with atomicAdd from every thread; sum[0] += x[i].
 void count_positive(DevPtr<const float> x, DevPtr<int> counts, DevPtr<float> sum, int n);
 /// y[i] = x[n - 1 - i] within each block of 128 through dynamic shared memory of

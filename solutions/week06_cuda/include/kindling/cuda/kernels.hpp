@@ -2,8 +2,9 @@
 /// @file kernels.hpp
 /// Week 6's kernels and the host functions around them: axpy (the task
 /// week06.elementwise_kernel), compact (week06.strided_contiguous), the pipeline of
-/// asynchronous copies (week06.async_overlap), and scale, the kit's own kernel that the
-/// pipeline runs.
+/// asynchronous copies (week06.async_overlap), scale (the kit's own kernel that the pipeline
+/// runs), the row reductions (week06.block_reduce, week06.warp_reduce), the row softmax
+/// (week06.row_softmax) and two matrix products (week06.tiled_gemm, week06.register_gemm).
 
 #include <cstdint>
 #include <vector>
@@ -52,5 +53,73 @@ void scale(DevPtr<const float> x, DevPtr<float> y, float s, std::int64_t n, Stre
 /// copy overlapping this batch's work (the task week06.async_overlap). `batches` and `out`
 /// are pinned, contiguous float32 CPU tensors, all of the same numel.
 void pipelined_scale(const std::vector<Tensor>& batches, const std::vector<Tensor>& out, float s);
+
+/// Threads per block of the row reductions and of the row softmax (one block per row).
+inline constexpr unsigned kRowThreads = 256;
+
+/// out[r] = the sum of row r of x, for each r in [0, rows): x is row-major, rows x cols (the
+/// task week06.block_reduce). One block per row, of kRowThreads threads, with kRowThreads
+/// floats of dynamic shared memory (KINDLING_DYNAMIC_SHARED). Each thread adds up the elements
+/// of the row it owns (columns t, t + kRowThreads, ...) and leaves its partial sum in shared
+/// memory; the block then combines the partial sums in shared memory as a tree (pairs, then
+/// pairs of pairs, ...), and thread 0 writes the total. A row of no columns sums to 0; rows = 0
+/// launches nothing. The result must not depend on the order in which the threads run (the
+/// simulator runs every launch in several orders and reports a difference as a race).
+void row_sums_shared(DevPtr<const float> x, DevPtr<float> out, int rows, int cols, Stream stream = nullptr);
+
+/// row_sums_shared's result with warp shuffles in place of most of the shared memory (the task
+/// week06.warp_reduce): one block per row, of kRowThreads threads, with kRowThreads / 32 floats
+/// of dynamic shared memory. Each warp combines its 32 partial sums with __shfl_*_sync (in
+/// registers, no barrier); one value per warp goes through shared memory, and the block waits
+/// at a single __syncthreads before the first warp combines those. Per block: exactly one
+/// __syncthreads and at most kRowThreads / 32 stores to shared memory (the simulator counts both).
+void row_sums_warp(DevPtr<const float> x, DevPtr<float> out, int rows, int cols, Stream stream = nullptr);
+
+/// y = softmax of each row of x (rows x cols, row-major): y[r][j] = exp(x[r][j] - m) / sum over
+/// j' of exp(x[r][j'] - m), with m the maximum of row r, so that no exp overflows however large
+/// the inputs (the task week06.row_softmax). One block per row, of kRowThreads threads, with
+/// kRowThreads floats of dynamic shared memory for the block's two reductions (the maximum,
+/// then the sum). A row containing NaN gives NaN; a row of -inf only gives NaN, as in PyTorch.
+void softmax_rows(DevPtr<const float> x, DevPtr<float> y, int rows, int cols, Stream stream = nullptr);
+
+/// The side of the tiles of matmul_tiled.
+inline constexpr int kTile = 16;
+
+/// C = A B for row-major A (m x k), B (k x n) and C (m x n), through shared memory (the task
+/// week06.tiled_gemm). Blocks of kTile x kTile threads (threadIdx.x along the columns of C),
+/// a grid of ceil(n / kTile) x ceil(m / kTile) blocks; block (bx, by) computes the tile of C at
+/// rows by * kTile.., columns bx * kTile... It walks along k one tile at a time: the block copies
+/// the kTile x kTile tile of A and the one of B it needs into shared memory (each thread one
+/// element of each; 0 for an element outside the matrices), waits, multiplies the tiles, and
+/// waits again before the next copy. Each element of A and B is then read from global memory
+/// once per tile of C that needs it: kTile times less than one thread per element of C reading
+/// its whole row and column. m, n or k = 0 is allowed (k = 0 gives zeros).
+void matmul_tiled(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
+                  Stream stream = nullptr);
+
+/// The block tile of matmul_register_blocked: kBlockM x kBlockN outputs per block, kBlockK
+/// columns of A (rows of B) per step.
+inline constexpr int kBlockM = 64;
+/// See kBlockM.
+inline constexpr int kBlockN = 64;
+/// See kBlockM.
+inline constexpr int kBlockK = 8;
+/// The outputs each thread accumulates in registers: kThreadM x kThreadN.
+inline constexpr int kThreadM = 4;
+/// See kThreadM.
+inline constexpr int kThreadN = 4;
+/// Threads per block of matmul_register_blocked: (kBlockM / kThreadM) x (kBlockN / kThreadN).
+inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
+
+/// C = A B (row-major, as matmul_tiled) with 2-D register blocking (the task
+/// week06.register_gemm). Blocks of kRegisterThreads threads (one dimension), a grid of
+/// ceil(n / kBlockN) x ceil(m / kBlockM); block (bx, by) computes the kBlockM x kBlockN tile of C
+/// at rows by * kBlockM.., columns bx * kBlockN... Each step along k copies a kBlockM x kBlockK
+/// tile of A and a kBlockK x kBlockN tile of B into shared memory (0 outside the matrices); each
+/// thread then accumulates a kThreadM x kThreadN block of outputs in registers, reading kThreadM
+/// values of A and kThreadN of B from shared memory for each of the kBlockK products. Global
+/// loads: 4 times fewer than matmul_tiled's; its points for speed (against cuBLAS) need a GPU.
+void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
+                             Stream stream = nullptr);
 
 }  // namespace kindling::cuda

@@ -1,0 +1,225 @@
+// The engine's reductions on the device: sums, products, maxima and minima over any dims (one
+// block per output, a tree in shared memory), the extreme along one dim with its index, the
+// softmax of rows, and where(). One source for nvcc and the simulator.
+
+#include <math.h>
+
+#include "common.hpp"
+
+namespace kindling::cuda::kernels {
+namespace {
+
+constexpr unsigned kMaxThreads = 256;  // the shared arrays' size: reduction_threads() never asks for more
+#if defined(__CUDACC__)
+constexpr std::int64_t kMaxBlocks = 4096;
+#else
+constexpr std::int64_t kMaxBlocks = 16;  // the simulator runs each thread as a fiber: fewer, longer threads
+#endif
+
+template <class A>
+__device__ inline A combine(int op, A x, A y) {
+  switch (op) {
+    case kReduceSum:
+      return static_cast<A>(x + y);
+    case kReduceProd:
+      return static_cast<A>(x * y);
+    case kReduceMax:
+      if (is_nan(x)) return x;
+      if (is_nan(y)) return y;
+      return x < y ? y : x;
+    default:
+      if (is_nan(x)) return x;
+      if (is_nan(y)) return y;
+      return y < x ? y : x;
+  }
+}
+
+template <class A, class T>
+__global__ void reduce_kernel(int op, DevPtr<A> out, DevPtr<const T> x, Strided kept, Strided reduced,
+                              std::int64_t count, A init) {
+  __shared__ A partial[kMaxThreads];
+  const unsigned t = threadIdx.x;
+  const std::int64_t o = blockIdx.x;
+  const std::int64_t base = offset_of(kept, o);
+  A acc = init;
+  for (std::int64_t r = t; r < count; r += blockDim.x)
+    acc = combine<A>(op, acc, static_cast<A>(static_cast<T>(x[base + offset_of(reduced, r)])));
+  partial[t] = acc;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) partial[t] = combine<A>(op, partial[t], partial[t + half]);
+    __syncthreads();
+  }
+  if (t == 0) out[o] = partial[0];
+}
+
+// Is (v, i) the better candidate than (w, j)? NaN first, then the extreme, then the first index.
+template <class T>
+__device__ inline bool better(bool is_max, T v, std::int64_t i, T w, std::int64_t j) {
+  if (j < 0) return i >= 0;
+  if (i < 0) return false;
+  if (is_nan(v)) return !is_nan(w) || i < j;
+  if (is_nan(w)) return false;
+  if (v == w) return i < j;
+  return is_max ? w < v : v < w;
+}
+
+template <class T>
+__global__ void extreme_kernel(bool is_max, DevPtr<T> values, DevPtr<std::int64_t> indices, DevPtr<const T> x,
+                               Strided kept, std::int64_t step, std::int64_t count) {
+  __shared__ T best[kMaxThreads];
+  __shared__ std::int64_t where[kMaxThreads];
+  const unsigned t = threadIdx.x;
+  const std::int64_t o = blockIdx.x;
+  const std::int64_t base = offset_of(kept, o);
+  T v = T{};
+  std::int64_t at = -1;
+  for (std::int64_t r = t; r < count; r += blockDim.x) {
+    const T candidate = x[base + r * step];
+    if (better<T>(is_max, candidate, r, v, at)) {
+      v = candidate;
+      at = r;
+    }
+  }
+  best[t] = v;
+  where[t] = at;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half && better<T>(is_max, best[t + half], where[t + half], best[t], where[t])) {
+      best[t] = best[t + half];
+      where[t] = where[t + half];
+    }
+    __syncthreads();
+  }
+  if (t == 0) {
+    values[o] = best[0];
+    indices[o] = where[0];
+  }
+}
+
+template <class T>
+__device__ inline T exp_of(T v) {
+  if constexpr (sizeof(T) == 4)
+    return expf(v);
+  else
+    return exp(v);
+}
+template <class T>
+__device__ inline T log_of(T v) {
+  if constexpr (sizeof(T) == 4)
+    return logf(v);
+  else
+    return log(v);
+}
+
+// One block per row: the row's maximum (a non-finite one shifts by 0, as on the CPU), the sum of
+// exp(x - max), then every element.
+template <class T>
+__global__ void softmax_kernel(bool log_softmax, DevPtr<T> out, DevPtr<const T> x, std::int64_t cols) {
+  __shared__ T scratch[kMaxThreads];
+  const unsigned t = threadIdx.x;
+  const std::int64_t base = std::int64_t{blockIdx.x} * cols;
+  T m = -INFINITY;
+  for (std::int64_t j = t; j < cols; j += blockDim.x) {
+    const T v = x[base + j];
+    m = v > m || is_nan(v) ? v : m;
+  }
+  scratch[t] = m;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) scratch[t] = combine<T>(kReduceMax, scratch[t], scratch[t + half]);
+    __syncthreads();
+  }
+  T shift = scratch[0];
+  if (!is_nan(shift) && (shift == INFINITY || shift == -INFINITY)) shift = 0;
+  __syncthreads();
+  T s = 0;
+  for (std::int64_t j = t; j < cols; j += blockDim.x) s += exp_of<T>(static_cast<T>(x[base + j]) - shift);
+  scratch[t] = s;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) scratch[t] = static_cast<T>(scratch[t] + scratch[t + half]);
+    __syncthreads();
+  }
+  const T total = scratch[0];
+  const T log_total = log_of<T>(total);
+  for (std::int64_t j = t; j < cols; j += blockDim.x) {
+    const T d = static_cast<T>(x[base + j]) - shift;
+    out[base + j] = log_softmax ? d - log_total : exp_of<T>(d) / total;
+  }
+}
+
+template <class T>
+__global__ void where_kernel(DevPtr<T> out, Strided so, DevPtr<const bool> cond, Strided sc, DevPtr<const T> a,
+                             Strided sa, T a_value, DevPtr<const T> b, Strided sb, T b_value, std::int64_t n) {
+  const std::int64_t stride = std::int64_t{blockDim.x} * gridDim.x;
+  for (std::int64_t i = std::int64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const bool c = cond[offset_of(sc, i)];
+    out[offset_of(so, i)] =
+        c ? (a ? static_cast<T>(a[offset_of(sa, i)]) : a_value) : (b ? static_cast<T>(b[offset_of(sb, i)]) : b_value);
+  }
+}
+
+}  // namespace
+
+void reduce(int op, ScalarType acc_type, const Operand& out, ScalarType type, const Operand& x, const Strided& kept,
+            const Strided& reduced, std::int64_t outputs, std::int64_t count, double init, void* stream) {
+  if (outputs == 0) return;
+  const LaunchConfig config{Dim3(static_cast<unsigned>(outputs)), Dim3(reduction_threads(count)), 0, stream};
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const auto run = [&](auto a) {
+      using A = decltype(a);
+      launch<reduce_kernel<A, T>>(config, op, device_ptr<A>(out.data), device_ptr<const T>(x.data), kept, reduced,
+                                  count, static_cast<A>(init));
+    };
+    switch (acc_type) {
+      case ScalarType::Float32:
+        return run(float{});
+      case ScalarType::Float64:
+        return run(double{});
+      case ScalarType::Int64:
+        return run(std::int64_t{});
+      default:  // max and min of the narrower types keep their type
+        if constexpr (!std::is_same_v<T, bool>) return run(T{});
+    }
+  });
+}
+
+void extreme_along(bool is_max, ScalarType type, const Operand& values, const Operand& indices, const Operand& x,
+                   const Strided& kept, std::int64_t step, std::int64_t outputs, std::int64_t count, void* stream) {
+  if (outputs == 0) return;
+  const LaunchConfig config{Dim3(static_cast<unsigned>(outputs)), Dim3(reduction_threads(count)), 0, stream};
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    launch<extreme_kernel<T>>(config, is_max, device_ptr<T>(values.data), device_ptr<std::int64_t>(indices.data),
+                              device_ptr<const T>(x.data), kept, step, count);
+  });
+}
+
+void softmax_rows(bool log, ScalarType type, const Operand& out, const Operand& x, std::int64_t rows, std::int64_t cols,
+                  void* stream) {
+  if (rows == 0 || cols == 0) return;
+  const LaunchConfig config{Dim3(static_cast<unsigned>(rows)), Dim3(reduction_threads(cols)), 0, stream};
+  if (type == ScalarType::Float32)
+    launch<softmax_kernel<float>>(config, log, device_ptr<float>(out.data), device_ptr<const float>(x.data), cols);
+  else
+    launch<softmax_kernel<double>>(config, log, device_ptr<double>(out.data), device_ptr<const double>(x.data), cols);
+}
+
+void where(ScalarType type, const Operand& out, const Operand& cond, const Operand& a, const Operand& b, std::int64_t n,
+           void* stream) {
+  if (n == 0) return;
+  const std::int64_t blocks = (n + 255) / 256;
+  const LaunchConfig config{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks)), Dim3(256), 0,
+                            stream};
+  with_type(type, [&](auto t) {
+    using T = decltype(t);
+    const auto pa = a.is_scalar ? DevPtr<const T>() : device_ptr<const T>(a.data);
+    const auto pb = b.is_scalar ? DevPtr<const T>() : device_ptr<const T>(b.data);
+    launch<where_kernel<T>>(config, device_ptr<T>(out.data), out.layout, device_ptr<const bool>(cond.data), cond.layout,
+                            pa, a.layout, scalar_of<T>(a), pb, b.layout, scalar_of<T>(b), n);
+  });
+}
+
+}  // namespace kindling::cuda::kernels

@@ -1,0 +1,27 @@
+// Task week06.block_reduce. The doc comment above each function is its contract; your code goes
+// between BEGIN and END (two regions: the kernel and its launch). Hints, one at a time:
+// `./grade hint week06.block_reduce`.
+//
+// The simulator runs every launch in several thread orders from the same memory: a reduction
+// whose result depends on which thread ran first is reported as a race, with the kernel's name.
+
+#include <kindling/cuda/kernels.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::cuda {
+
+/// The kernel: block r sums row r of x (`cols` columns) into out[r], through kRowThreads floats
+/// of dynamic shared memory (declare them with KINDLING_DYNAMIC_SHARED(float, name);).
+__global__ void row_sums_shared_kernel(DevPtr<const float> x, DevPtr<float> out, int cols) {
+  // BEGIN TASK week06.block_reduce (replace the stub below with your code)
+  (void)x, (void)out, (void)cols;  // your kernel's body
+  // END TASK
+}
+
+void row_sums_shared(DevPtr<const float> x, DevPtr<float> out, int rows, int cols, Stream stream) {
+  // BEGIN TASK week06.block_reduce (replace the stub below with your code)
+  KINDLING_TODO("week06.block_reduce");
+  // END TASK
+}
+
+}  // namespace kindling::cuda

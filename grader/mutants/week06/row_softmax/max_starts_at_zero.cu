@@ -1,0 +1,55 @@
+// MUTANT: starts the maximum at 0, not -INFINITY: a row of very negative values shifts by 0, every exp underflows
+// Task week06.row_softmax. The doc comment above each function is its contract; your code goes
+// between BEGIN and END (two regions: the kernel and its launch). Hints, one at a time:
+// `./grade hint week06.row_softmax`.
+
+#include <math.h>
+
+#include <kindling/cuda/kernels.hpp>
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+
+namespace kindling::cuda {
+
+/// The kernel: block r writes the softmax of row r of x (`cols` columns) into row r of y, with
+/// kRowThreads floats of dynamic shared memory (KINDLING_DYNAMIC_SHARED(float, name);) for the
+/// block's reductions.
+__global__ void softmax_rows_kernel(DevPtr<const float> x, DevPtr<float> y, int cols) {
+  // BEGIN SOLUTION week06.row_softmax
+  // STUB: (void)x, (void)y, (void)cols;  // your kernel's body
+  KINDLING_DYNAMIC_SHARED(float, scratch);
+  const unsigned t = threadIdx.x;
+  const std::int64_t base = std::int64_t{blockIdx.x} * cols;
+  const int step = static_cast<int>(blockDim.x);
+  float m = 0.0f;
+  for (int j = static_cast<int>(t); j < cols; j += step) m = fmaxf(m, x[base + j]);
+  scratch[t] = m;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) scratch[t] = fmaxf(scratch[t], scratch[t + half]);
+    __syncthreads();
+  }
+  const float row_max = scratch[0];
+  __syncthreads();  // every thread has read the maximum before scratch is reused
+  float s = 0.0f;
+  for (int j = static_cast<int>(t); j < cols; j += step) s += expf(x[base + j] - row_max);
+  scratch[t] = s;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (t < half) scratch[t] += scratch[t + half];
+    __syncthreads();
+  }
+  const float total = scratch[0];
+  for (int j = static_cast<int>(t); j < cols; j += step) y[base + j] = expf(x[base + j] - row_max) / total;
+  // END SOLUTION
+}
+
+void softmax_rows(DevPtr<const float> x, DevPtr<float> y, int rows, int cols, Stream stream) {
+  // BEGIN SOLUTION week06.row_softmax
+  if (rows == 0) return;
+  launch<softmax_rows_kernel>(
+      LaunchConfig{Dim3(static_cast<unsigned>(rows)), Dim3(kRowThreads), kRowThreads * sizeof(float), stream}, x, y,
+      cols);
+  // END SOLUTION
+}
+
+}  // namespace kindling::cuda

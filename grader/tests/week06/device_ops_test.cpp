@@ -1,0 +1,262 @@
+// Week 6 part 2: the engine's ops on `cuda` tensors (the simulated device where no GPU is).
+// Reductions, softmax, matrix products and where agree with the CPU; every differentiable op
+// passes gradcheck on the device in float64; a training step of an MLP on the device agrees with
+// the same step on the CPU; a checkpoint saved from the device loads on the CPU and back.
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <kindling/cuda/fixtures.hpp>
+#include <kindling/cuda/runtime.hpp>
+#include <kindling/cuda/sim.hpp>
+#include <kindling/kindling.hpp>
+#include <kindling/nn.hpp>
+#include <kindling/training.hpp>
+
+#include "testing.hpp"
+
+namespace kindling::testing {
+namespace {
+
+Tensor sample(IntArrayRef sizes, ScalarType t = kFloat32, int salt = 0) {
+  Tensor x = arange(numel_of(sizes), kFloat64).reshape(sizes);
+  return (sin(x * 0.37 + salt) * 3.0 + 0.01 * x).to(t);
+}
+
+// The device result, brought back, against the CPU's: same shape, dtype and values (float rounding
+// apart: the device adds in another order).
+void expect_agrees(const Tensor& on_device, const Tensor& on_cpu, const std::string& what, double tol = 1e-5) {
+  ASSERT_TRUE(on_device.is_cuda()) << what;
+  const Tensor back = on_device.detach().cpu();
+  ASSERT_EQ(back.sizes().vec(), on_cpu.sizes().vec()) << what;
+  ASSERT_EQ(back.dtype(), on_cpu.dtype()) << what;
+  EXPECT_TRUE(allclose(back.to(kFloat64), on_cpu.to(kFloat64), tol, tol, /*equal_nan=*/true)) << what << "\ndevice:\n"
+                                                                                              << back << "\ncpu:\n"
+                                                                                              << on_cpu;
+}
+}  // namespace
+
+TEST(EngineDeviceOps, ReductionsAgreeWithTheCpu) {
+  for (const ScalarType t : {kFloat32, kFloat64}) {
+    const Tensor x = sample({3, 4, 5}, t), d = x.cuda();
+    expect_agrees(d.sum(), x.sum(), "sum()");
+    expect_agrees(d.sum({1}), x.sum({1}), "sum(1)");
+    expect_agrees(d.sum({0, 2}, true), x.sum({0, 2}, true), "sum((0, 2), keepdim)");
+    expect_agrees(d.mean(), x.mean(), "mean()");
+    expect_agrees(d.mean({-1}), x.mean({-1}), "mean(-1)");
+    expect_agrees(max(d), max(x), "max()");
+    expect_agrees(min(d), min(x), "min()");
+    expect_agrees(prod(d, 1), prod(x, 1), "prod(1)");
+    expect_agrees(logsumexp(d, {1}), logsumexp(x, {1}), "logsumexp(1)");
+    const auto [v, i] = max(d, 1, false);
+    const auto [cv, ci] = max(x, 1, false);
+    expect_agrees(v, cv, "max(1) values");
+    expect_agrees(i, ci, "max(1) indices");
+    const auto [mv, mi] = min(d.transpose(0, 2), 0, true);  // a strided input
+    const auto [cmv, cmi] = min(x.transpose(0, 2), 0, true);
+    expect_agrees(mv, cmv, "min(0, keepdim) of a transpose");
+    expect_agrees(mi, cmi, "its indices");
+    expect_agrees(argmax(d, 2), argmax(x, 2), "argmax(2)");
+    expect_agrees(argmax(d), argmax(x), "argmax()");
+  }
+  const Tensor b = gt(sample({6, 7}), 0);
+  expect_agrees(b.cuda().sum(), b.sum(), "the sum of a bool tensor is int64");
+  const Tensor n = arange(12, kInt64).reshape({3, 4});
+  expect_agrees(n.cuda().sum({0}), n.sum({0}), "an int64 sum");
+  const Tensor e = zeros({0, 3});
+  expect_agrees(e.cuda().sum({0}), e.sum({0}), "a sum over no elements is 0");
+  const Tensor big = sample({3, 1000});  // more elements per output than a block has threads
+  expect_agrees(big.cuda().sum({1}), big.sum({1}), "1000 elements per row", 1e-4);
+}
+
+TEST(EngineDeviceOps, MaxAlongADimFollowsPyTorchOnNaNAndTies) {
+  const Tensor x = tensor({1.0f, 3.0f, 3.0f, NAN, 2.0f, 5.0f, 5.0f, 0.0f}).reshape({2, 4});
+  const auto [v, i] = max(x.cuda(), 1, false);
+  EXPECT_TRUE(std::isnan(v.cpu()[0].item<float>()));
+  EXPECT_EQ(i.cpu().to_vector<std::int64_t>(), (std::vector<std::int64_t>{3, 1}));  // the NaN; the first 5
+  EXPECT_EQ(argmax(tensor({2.0, 7.0, 7.0}).cuda()).item<std::int64_t>(), 1);
+  EXPECT_THROW((void)max(zeros({2, 0}).cuda(), 1, false), IndexError);
+}
+
+TEST(EngineDeviceOps, SoftmaxAndLogSoftmaxAgreeAlongEveryDim) {
+  for (const ScalarType t : {kFloat32, kFloat64}) {
+    const Tensor x = sample({3, 4, 5}, t) * 20.0, d = x.cuda();
+    for (const std::int64_t dim : {0, 1, 2, -1}) {
+      expect_agrees(softmax(d, dim), softmax(x, dim), "softmax dim " + std::to_string(dim));
+      expect_agrees(log_softmax(d, dim), log_softmax(x, dim), "log_softmax dim " + std::to_string(dim));
+    }
+  }
+  const Tensor large = tensor({1000.0f, 1001.0f, 1002.0f}).reshape({1, 3});
+  expect_agrees(softmax(large.cuda(), 1), softmax(large, 1), "inputs near 1000 do not overflow");
+}
+
+TEST(EngineDeviceOps, MatrixProductsAgreeWithStridesBatchesAndAddmm) {
+  for (const ScalarType t : {kFloat32, kFloat64}) {
+    const Tensor a = sample({37, 20}, t, 1), b = sample({20, 29}, t, 2), c = sample({29, 37}, t, 3);
+    const Tensor da = a.cuda(), db = b.cuda(), dc = c.cuda();
+    expect_agrees(mm(da, db), mm(a, b), "mm", 1e-4);
+    expect_agrees(mm(db.t(), da.t()), mm(b.t(), a.t()), "mm of transposes", 1e-4);
+    expect_agrees(addmm(dc.t(), da, db, 0.5, 2.0), addmm(c.t(), a, b, 0.5, 2.0), "addmm with beta, alpha", 1e-4);
+    const Tensor bias = sample({29}, t, 4);
+    expect_agrees(addmm(bias.cuda(), da, db), addmm(bias, a, b), "addmm with a broadcast bias", 1e-4);
+    const Tensor x = sample({4, 6, 5}, t, 5), y = sample({4, 5, 3}, t, 6);
+    expect_agrees(bmm(x.cuda(), y.cuda()), bmm(x, y), "bmm", 1e-4);
+    expect_agrees(matmul(x.cuda(), y[0].cuda()), matmul(x, y[0]), "matmul, a batch times a matrix", 1e-4);
+    expect_agrees(matmul(sample({5}, t).cuda(), y[1].cuda()), matmul(sample({5}, t), y[1]), "vector @ matrix", 1e-4);
+    expect_agrees(dot(sample({7}, t).cuda(), sample({7}, t, 1).cuda()), dot(sample({7}, t), sample({7}, t, 1)), "dot");
+  }
+  expect_agrees(mm(zeros({2, 0}).cuda(), zeros({0, 3}).cuda()), zeros({2, 3}), "an inner size of 0 gives zeros");
+  EXPECT_THROW((void)mm(ones({2, 2}).cuda(), ones({2, 2})), Error);  // two devices
+  EXPECT_THROW((void)mm(ones({2, 2}, kInt64).cuda(), ones({2, 2}, kInt64).cuda()), Error);
+}
+
+TEST(EngineDeviceOps, TheEnginesGemmReadsGlobalMemorySixteenTimesLessThanTheNaiveKernel) {
+  // The engine's GEMM (src/kernels/gemm.cu) tiles 16 x 16: each element of A and B is read from
+  // global memory once per tile of C, against once per element of C for the naive kernel.
+  const int m = 64, k = 48, n = 64;
+  const Tensor a = sample({m, k}, kFloat32, 1).cuda(), b = sample({k, n}, kFloat32, 2).cuda();
+  const Tensor naive = empty({m, n}, TensorOptions(kFloat32).device(Device("cuda")));
+  cuda::fixtures::matmul_naive(cuda::device_ptr<const float>(a.data_ptr()), cuda::device_ptr<const float>(b.data_ptr()),
+                               cuda::device_ptr<float>(naive.data_ptr()), m, k, n);
+  cuda::synchronize();
+  const auto naive_loads = cuda::sim::last_counters().global_loads;
+  const Tensor tiled = mm(a, b);
+  cuda::synchronize();
+  const auto tiled_loads = cuda::sim::last_counters().global_loads;
+  EXPECT_EQ(naive_loads, 2u * m * n * k);
+  EXPECT_EQ(tiled_loads, naive_loads / 16) << "tiled " << tiled_loads << ", naive " << naive_loads;
+  expect_agrees(tiled, naive.cpu(), "the two products", 1e-4);
+}
+
+TEST(EngineDeviceOps, WhereAgreesWithBroadcastingAndScalars) {
+  const Tensor cond = gt(sample({4, 1, 5}), 0), a = sample({3, 5}, kFloat32, 1), b = sample({4, 3, 1}, kFloat32, 2);
+  expect_agrees(where(cond.cuda(), a.cuda(), b.cuda()), where(cond, a, b), "where, broadcast");
+  expect_agrees(where(cond.cuda(), a.cuda(), tensor(0.0f)), where(cond, a, tensor(0.0f)), "where with a CPU 0-d");
+  EXPECT_THROW((void)where(cond.cuda(), a, b.cuda()), Error);
+}
+
+// gradcheck on the device: the inputs are float64 CUDA tensors, the perturbations and the
+// backward passes run there.
+TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
+  const auto leaf = [](IntArrayRef sizes, int salt) {
+    return sample(sizes, kFloat64, salt).cuda().requires_grad_(true);
+  };
+  const Tensor a = leaf({3, 4}, 1), b = leaf({4, 2}, 2), s = leaf({3, 4}, 3), v = leaf({2, 3, 4}, 4),
+               w = leaf({2, 4, 3}, 5), bias = leaf({2}, 6);
+  const Tensor pos = (sample({3, 4}, kFloat64, 7).abs() + 0.5).cuda().requires_grad_(true);
+  const Tensor labels = tensor({1, 0, 3}).cuda();
+  const Tensor mask = gt(sample({3, 4}, kFloat64, 8), 0).cuda();
+  using F = std::function<Tensor(const TensorList&)>;
+  const std::vector<std::pair<std::string, std::pair<F, TensorList>>> cases = {
+      {"add, sub, mul, div", {[](const TensorList& t) { return (t[0] + t[1]) * t[0] / (t[1] - 10.0); }, {a, s}}},
+      {"pow, exp, log, sqrt",
+       {[](const TensorList& t) { return exp(t[0]) + log(t[0]) * sqrt(t[0]) + pow(t[0], Scalar(3)); }, {pos}}},
+      {"tanh, sigmoid, relu", {[](const TensorList& t) { return tanh(t[0]) + sigmoid(t[0]) * relu(t[0]); }, {a}}},
+      {"sum over dims, mean", {[](const TensorList& t) { return t[0].sum({1}) + t[0].mean({1}); }, {a}}},
+      {"sum (all), mean (all)", {[](const TensorList& t) { return t[0].sum() * t[0].mean(); }, {v}}},
+      {"max along a dim", {[](const TensorList& t) { return std::get<0>(max(t[0], 1, false)); }, {a}}},
+      {"max and min of all", {[](const TensorList& t) { return max(t[0]) - min(t[0]); }, {a}}},
+      {"softmax", {[](const TensorList& t) { return softmax(t[0], 1); }, {a}}},
+      {"log_softmax", {[](const TensorList& t) { return log_softmax(t[0], 0); }, {a}}},
+      {"logsumexp", {[](const TensorList& t) { return logsumexp(t[0], {1}); }, {a}}},
+      {"mm", {[](const TensorList& t) { return mm(t[0], t[1]); }, {a, b}}},
+      {"addmm", {[](const TensorList& t) { return addmm(t[2], t[0], t[1], 0.5, 2.0); }, {a, b, bias}}},
+      {"bmm", {[](const TensorList& t) { return bmm(t[0], t[1]); }, {v, w}}},
+      {"matmul broadcast", {[](const TensorList& t) { return matmul(t[0], t[1]); }, {v, b}}},
+      {"where", {[mask](const TensorList& t) { return where(mask, t[0], t[1]); }, {a, s}}},
+      {"clamp", {[](const TensorList& t) { return clamp(t[0], -1.0, 1.0); }, {a}}},
+      {"cross_entropy", {[labels](const TensorList& t) { return nn::functional::cross_entropy(t[0], labels); }, {a}}},
+      {"addmm (Linear's forward)", {[](const TensorList& t) { return addmm(t[2], t[0], t[1]); }, {a, b, bias}}},
+  };
+  for (const auto& [name, c] : cases) {
+    try {
+      EXPECT_TRUE(autograd::gradcheck(c.first, c.second)) << name;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << ": " << e.what();
+    }
+  }
+}
+
+namespace {
+// The same MLP on either device, from the same initial weights.
+std::shared_ptr<nn::Sequential> mlp(Device device) {
+  manual_seed(3);
+  auto model = std::make_shared<nn::Sequential>(nn::Linear(12, 16), nn::ReLU(), nn::Linear(16, 4));
+  model->to(device);
+  return model;
+}
+}  // namespace
+
+TEST(EngineDeviceOps, ATrainingStepOnTheDeviceAgreesWithTheCpu) {
+  const Tensor x = sample({8, 12}, kFloat32, 9), y = tensor({0, 1, 2, 3, 3, 2, 1, 0});
+  for (const bool adam : {false, true}) {
+    auto cpu_model = mlp(kCPU), dev_model = mlp(Device("cuda"));
+    std::unique_ptr<optim::Optimizer> cpu_opt, dev_opt;
+    if (adam) {
+      cpu_opt = std::make_unique<optim::Adam>(cpu_model->parameters(), optim::Adam::Config{.lr = 1e-2});
+      dev_opt = std::make_unique<optim::Adam>(dev_model->parameters(), optim::Adam::Config{.lr = 1e-2});
+    } else {
+      cpu_opt = std::make_unique<optim::SGD>(cpu_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+      dev_opt = std::make_unique<optim::SGD>(dev_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+    }
+    for (int step = 0; step < 3; ++step) {
+      cpu_opt->zero_grad();
+      dev_opt->zero_grad();
+      const Tensor cpu_loss = nn::functional::cross_entropy((*cpu_model)(x), y);
+      const Tensor dev_loss = nn::functional::cross_entropy((*dev_model)(x.cuda()), y.cuda());
+      expect_agrees(dev_loss, cpu_loss, "loss at step " + std::to_string(step));
+      cpu_loss.backward();
+      dev_loss.backward();
+      cpu_opt->step();
+      dev_opt->step();
+    }
+    const auto cp = cpu_model->parameters(), dp = dev_model->parameters();
+    ASSERT_EQ(cp.size(), dp.size());
+    for (std::size_t i = 0; i < cp.size(); ++i) {
+      expect_agrees(dp[i].grad(), cp[i].grad(), "gradient of parameter " + std::to_string(i), 1e-4);
+      expect_agrees(dp[i].detach(), cp[i].detach(), "parameter " + std::to_string(i) + " after 3 steps", 1e-4);
+    }
+  }
+}
+
+TEST(EngineDeviceOps, ACheckpointSavedFromTheDeviceLoadsOnTheCpuAndBack) {
+  const auto dir = std::filesystem::temp_directory_path() / "kindling-device-checkpoint";
+  std::filesystem::create_directories(dir);
+  auto dev_model = mlp(Device("cuda"));
+  optim::SGD opt(dev_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  opt.zero_grad();
+  nn::functional::cross_entropy((*dev_model)(sample({4, 12}).cuda()), tensor({0, 1, 2, 3}).cuda()).backward();
+  opt.step();
+  serialize::save_checkpoint(dir / "model.ckpt", *dev_model, &opt, 1);
+  auto cpu_model = mlp(kCPU);
+  optim::SGD cpu_opt(cpu_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  serialize::load_checkpoint(dir / "model.ckpt", *cpu_model, &cpu_opt);
+  const auto dp = dev_model->parameters(), cp = cpu_model->parameters();
+  for (std::size_t i = 0; i < dp.size(); ++i) {
+    EXPECT_TRUE(cp[i].device().is_cpu());
+    EXPECT_TRUE(equal(dp[i].detach().cpu(), cp[i].detach())) << "parameter " << i;
+  }
+  auto back = mlp(Device("cuda"));
+  optim::SGD back_opt(back->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  serialize::save_checkpoint(dir / "cpu.ckpt", *cpu_model, &cpu_opt, 1);
+  serialize::load_checkpoint(dir / "cpu.ckpt", *back, &back_opt);
+  const auto bp = back->parameters();
+  for (std::size_t i = 0; i < bp.size(); ++i) {
+    EXPECT_TRUE(bp[i].is_cuda()) << "a loaded parameter stays where the model is";
+    EXPECT_TRUE(equal(bp[i].detach().cpu(), cp[i].detach())) << "parameter " << i;
+  }
+  // The optimizer's momentum came back too: one more step moves both models alike.
+  const Tensor x = sample({4, 12}), y = tensor({3, 2, 1, 0});
+  for (auto* p : {&back_opt, &cpu_opt}) p->zero_grad();
+  nn::functional::cross_entropy((*back)(x.cuda()), y.cuda()).backward();
+  nn::functional::cross_entropy((*cpu_model)(x), y).backward();
+  back_opt.step();
+  cpu_opt.step();
+  for (std::size_t i = 0; i < bp.size(); ++i) expect_agrees(bp[i].detach(), cp[i].detach(), "after a step", 1e-4);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace kindling::testing
