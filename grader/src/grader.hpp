@@ -161,12 +161,14 @@ struct GradeOptions {
   bool tty = false;         // progress as one live line (else a line per tenth of a build)
 };
 
-/// A task file that did not compile, from a Ninja log: "FAILED: .../<tree>/<week>_x/src/tasks/<name>.cpp.o".
+/// A task file that did not compile, from a Ninja log: "FAILED: .../<tree>/<week>_x/src/tasks/<name>.cpp.o"
+/// (a kernel: "<name>.cu.o" from nvcc, "<name>.sim.cpp.o" from its simulator build).
 struct FailedTaskFile {
-  std::string task;         // "week01.view"
-  std::string tree;         // "exercises"
-  std::string week_folder;  // "week01_tensors"
-  std::string message;      // the first compiler error, paths relative to the source folder
+  std::string task;          // "week01.view"
+  std::string tree;          // "exercises"
+  std::string week_folder;   // "week01_tensors"
+  std::string message;       // the first compiler error, paths relative to the source folder
+  std::string ext = ".cpp";  // the task file's: ".cpp", or ".cu" for a kernel (week 6)
 };
 std::vector<FailedTaskFile> failed_task_files(const std::string& build_log, const std::string& source_dir);
 /// A worksheet task file with the code between its BEGIN TASK / END TASK lines replaced by the stub.

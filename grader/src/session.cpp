@@ -72,7 +72,8 @@ class Progress {
 }  // namespace
 
 std::vector<FailedTaskFile> failed_task_files(const std::string& log, const std::string& source_dir) {
-  static const std::regex object(R"re((exercises|solutions)/(week\d+)(_[A-Za-z0-9_]*)/src/tasks/(\w+)\.cpp\.o)re");
+  static const std::regex object(
+      R"re((exercises|solutions)/(week\d+)(_[A-Za-z0-9_]*)/src/tasks/(\w+)\.(cpp|cu|sim\.cpp)\.o)re");
   std::vector<FailedTaskFile> out;
   std::istringstream in(log);
   std::string line;
@@ -83,7 +84,15 @@ std::vector<FailedTaskFile> failed_task_files(const std::string& log, const std:
     if (line.rfind("FAILED: ", 0) == 0) {
       current = nullptr;
       if (std::regex_search(line, m, object)) {
-        out.push_back({std::string(m[2]) + "." + std::string(m[4]), m[1], std::string(m[2]) + std::string(m[3]), ""});
+        const std::string task = std::string(m[2]) + "." + std::string(m[4]);
+        const std::string ext = m[5] == "cpp" ? ".cpp" : ".cu";
+        // A kernel fails twice (nvcc and the simulator build): one entry, the first error.
+        const auto seen = std::find_if(out.begin(), out.end(), [&](const FailedTaskFile& f) { return f.task == task; });
+        if (seen != out.end()) {
+          current = seen->message.empty() ? &*seen : nullptr;
+          continue;
+        }
+        out.push_back({task, m[1], std::string(m[2]) + std::string(m[3]), "", ext});
         current = &out.back();
       }
       continue;
@@ -140,8 +149,8 @@ bool Session::configure_stubs(const std::set<std::string>& tasks) {
 
 std::string Session::write_stub(const FailedTaskFile& f) {
   const std::string name = f.task.substr(f.task.find('.') + 1);
-  const fs::path reference = o_.source_dir / "solutions" / f.week_folder / "src" / "tasks" / (name + ".cpp");
-  const fs::path student = o_.source_dir / f.tree / f.week_folder / "src" / "tasks" / (name + ".cpp");
+  const fs::path reference = o_.source_dir / "solutions" / f.week_folder / "src" / "tasks" / (name + f.ext);
+  const fs::path student = o_.source_dir / f.tree / f.week_folder / "src" / "tasks" / (name + f.ext);
   std::string stub;
   try {
     // The pristine worksheet file: the reference with its regions stubbed, as the generator makes it.
@@ -150,7 +159,7 @@ std::string Session::write_stub(const FailedTaskFile& f) {
     stub.clear();
   }
   if (stub.empty()) stub = stub_of_task_file(read_text(student), f.task);
-  const fs::path target = o_.build_dir / "task-stubs" / f.week_folder / (name + ".cpp");
+  const fs::path target = o_.build_dir / "task-stubs" / f.week_folder / (name + f.ext);
   fs::create_directories(target.parent_path());
   std::ofstream(target) << stub;
   return target.string();

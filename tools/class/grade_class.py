@@ -67,7 +67,7 @@ def task_files(weeks):
     names = set()
     for w in weeks:
         d = os.path.join(ROOT, "exercises", folders[w], "src", "tasks")
-        names.update(f for f in os.listdir(d) if f.endswith(".cpp"))
+        names.update(f for f in os.listdir(d) if f.endswith((".cpp", ".cu")))  # week 6's kernels are .cu
     tasks = [t for t in manifest["tasks"] if t["id"].split(".")[0] in weeks]
     return names, tasks
 

@@ -34,7 +34,8 @@ def main():
     manifest = json.load(open(os.path.join(ROOT, "grader", "tasks.json")))
     folder = next(w["folder"] for w in manifest["weeks"] if w["id"] == a.week)
     tasks_dir = os.path.join("src", "tasks")
-    names = sorted(f for f in os.listdir(os.path.join(ROOT, "solutions", folder, tasks_dir)) if f.endswith(".cpp"))
+    names = sorted(f for f in os.listdir(os.path.join(ROOT, "solutions", folder, tasks_dir))
+                   if f.endswith((".cpp", ".cu")))
     os.makedirs(a.out, exist_ok=True)
     for i in range(a.n):
         student = f"student{i + 1:02d}"

@@ -88,11 +88,6 @@ int main(int argc, char** argv) {
       test_set = std::make_shared<data::Subset>(test_set, first);
     }
     const bool cuda = device == "cuda";
-    if (cuda && models != "mlp") {
-      std::cerr << "kindling-train: --device cuda trains the MLP only (--model mlp): the CNN's convolutions and "
-                   "pooling have no device kernels in the kit yet\n";
-      return 2;
-    }
     Generator shuffle(seed);
     data::DataLoaderOptions train_opts;
     train_opts.batch_size = batch_size;

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include <kindling/conv.hpp>
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/grad_mode.hpp>
 
@@ -90,6 +91,10 @@ void col2im(const T* cols, T* dx, const ConvGeometry& g) {
   }
 }
 
+Window2d window_of(const ConvGeometry& g) {
+  return Window2d{g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW};
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
@@ -126,24 +131,28 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   g.OW = conv_output_size(g.W, g.kw, g.sw, g.pw, g.dw);
 
   const ScalarType dtype = x.dtype();
+  const Device device = kindling::detail::common_device({&x, &weight, &bias});
   Tensor cols, out;
   {
     AutoGradMode off(false);
-    cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, dtype);
-    nn::detail::visit_float(dtype, [&](auto tag) {
-      using T = decltype(tag);
-      im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
-    });
+    cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, dtype, device);
+    if (!device.is_cpu())  // on a device: its im2col kernel
+      device_backend(device.type).im2col(cols, x, window_of(g));
+    else
+      nn::detail::visit_float(dtype, [&](auto tag) {
+        using T = decltype(tag);
+        im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
+      });
     const Tensor wmat = weight.contiguous().view({g.O, g.K()});
-    Tensor y = kindling::detail::empty_contiguous({g.O, g.N * g.L()}, dtype);
+    Tensor y = kindling::detail::empty_contiguous({g.O, g.N * g.L()}, dtype, device);
     const std::int64_t og = g.O / g.G;
     for (std::int64_t grp = 0; grp < g.G; ++grp)
       kindling::detail::gemm(y.narrow(0, grp * og, og), wmat.narrow(0, grp * og, og),
                              cols.narrow(0, grp * g.K(), g.K()), 1, false);
     if (bias.defined()) y.add_(bias.view({g.O, 1}));
     // A fresh tensor of the final shape (not a view): the node attaches to it.
-    out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, dtype)
-                  : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, dtype);
+    out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, dtype, device)
+                  : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, dtype, device);
     kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
   }
   nn::detail::record_function(
@@ -157,22 +166,25 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
         const Tensor wmat = w.contiguous().view({g.O, g.K()});
         Tensor gx, gw, gb;
         if (needs[1]) {  // dW_g = dY_g cols_g^T
-          gw = kindling::detail::empty_contiguous({g.O, g.K()}, gy.dtype());
+          gw = kindling::detail::empty_contiguous({g.O, g.K()}, gy.dtype(), gy.device());
           for (std::int64_t grp = 0; grp < g.G; ++grp)
             kindling::detail::gemm(gw.narrow(0, grp * og, og), gy.narrow(0, grp * og, og),
                                    cols_saved.narrow(0, grp * g.K(), g.K()).t(), 1, false);
           gw = gw.view(w.sizes());
         }
         if (needs[0]) {  // dcols_g = W_g^T dY_g, then scattered back to the pixels
-          Tensor gcols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, NL}, gy.dtype());
+          Tensor gcols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, NL}, gy.dtype(), gy.device());
           for (std::int64_t grp = 0; grp < g.G; ++grp)
             kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(),
                                    gy.narrow(0, grp * og, og), 1, false);
-          gx = zeros({g.N, g.C, g.H, g.W}, gy.dtype());
-          nn::detail::visit_float(gy.dtype(), [&](auto tag) {
-            using T = decltype(tag);
-            col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
-          });
+          gx = zeros({g.N, g.C, g.H, g.W}, TensorOptions(gy.dtype()).device(gy.device()));
+          if (!gy.device().is_cpu())  // on a device: its col2im kernel (a gather: no two threads add into one pixel)
+            device_backend(gy.device().type).col2im(gx, gcols, window_of(g));
+          else
+            nn::detail::visit_float(gy.dtype(), [&](auto tag) {
+              using T = decltype(tag);
+              col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
+            });
           if (!batched) gx = gx.squeeze(0);
         }
         if (needs.size() > 2 && needs[2]) gb = sum(gy, {1});

@@ -9,6 +9,7 @@
 #include <limits>
 #include <type_traits>
 
+#include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/grad_mode.hpp>
 #include <kindling/pooling.hpp>
@@ -59,10 +60,52 @@ void check_output_size(const Planes& p, std::int64_t oh, std::int64_t ow) {
 }
 
 // Mean over windows[h] x windows[w] of every plane.
+// The windows of a device's window_mean: (start, end) per row and per column, and each
+// window's divisor, as int64 CPU tensors.
+struct DeviceWindows {
+  Tensor rows, cols, divisors;
+};
+DeviceWindows device_windows(const std::vector<Window>& hw, const std::vector<Window>& ww, bool clipped_divisor) {
+  const auto OH = static_cast<std::int64_t>(hw.size()), OW = static_cast<std::int64_t>(ww.size());
+  DeviceWindows d{empty({OH, 2}, kInt64), empty({OW, 2}, kInt64), empty({OH, OW}, kInt64)};
+  std::int64_t* r = d.rows.data_ptr<std::int64_t>();
+  std::int64_t* c = d.cols.data_ptr<std::int64_t>();
+  std::int64_t* v = d.divisors.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < OH; ++i) {
+    r[2 * i] = hw[static_cast<std::size_t>(i)].start;
+    r[2 * i + 1] = hw[static_cast<std::size_t>(i)].end;
+  }
+  for (std::int64_t j = 0; j < OW; ++j) {
+    c[2 * j] = ww[static_cast<std::size_t>(j)].start;
+    c[2 * j + 1] = ww[static_cast<std::size_t>(j)].end;
+  }
+  for (std::int64_t i = 0; i < OH; ++i)
+    for (std::int64_t j = 0; j < OW; ++j) {
+      const Window& a = hw[static_cast<std::size_t>(i)];
+      const Window& b = ww[static_cast<std::size_t>(j)];
+      v[i * OW + j] = clipped_divisor ? (a.end - a.start) * (b.end - b.start) : a.divisor * b.divisor;
+    }
+  return d;
+}
+
 Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::vector<Window>& ww, bool clipped_divisor,
                    const char* node_name) {
   const std::int64_t OH = static_cast<std::int64_t>(hw.size()), OW = static_cast<std::int64_t>(ww.size());
-  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
+  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype(), p.x.device());
+  if (!p.x.device().is_cpu()) {  // on a device: its window_mean kernel, forward and backward
+    const DeviceWindows d = device_windows(hw, ww, clipped_divisor);
+    device_backend(p.x.device().type).window_mean(out.view({p.P, OH, OW}), p.x, d.rows, d.cols, d.divisors, false);
+    const std::int64_t P = p.P, H = p.H, W = p.W;
+    nn::detail::record_function(
+        node_name, out, {p.x}, {},
+        [d, P, H, W, OH, OW](const Tensor& grad, const TensorList&, const std::vector<bool>&) -> TensorList {
+          Tensor gx = zeros({P, H, W}, TensorOptions(grad.dtype()).device(grad.device()));
+          device_backend(grad.device().type)
+              .window_mean(grad.contiguous().view({P, OH, OW}), gx, d.rows, d.cols, d.divisors, true);
+          return {gx};
+        });
+    return out;
+  }
   nn::detail::visit_float(p.x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* x = p.x.data_ptr<T>();
@@ -273,10 +316,25 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
   const std::int64_t OH = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, dilation.h, ceil_mode);
   const std::int64_t OW = conv_output_size(p.W, kernel_size.w, stride.w, padding.w, dilation.w, ceil_mode);
   check_output_size(p, OH, OW);
-  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype());
-  Tensor idx = kindling::detail::empty_contiguous({p.P, OH, OW}, kInt64);  // flat h * W + w of each max
+  Tensor out = kindling::detail::empty_contiguous(out_shape(p, OH, OW), p.x.dtype(), p.x.device());
+  Tensor idx = kindling::detail::empty_contiguous({p.P, OH, OW}, kInt64, p.x.device());  // flat h * W + w of each max
   const PoolGeometry geom{p.P,      p.H,      p.W,       OH,        OW,         kernel_size.h, kernel_size.w,
                           stride.h, stride.w, padding.h, padding.w, dilation.h, dilation.w};
+  if (!p.x.device().is_cpu()) {  // on a device: its max-pool kernels, N C planes as N = P images of one channel
+    const Window2d w{p.P,           1,          p.H,      p.W,       kernel_size.h,
+                     kernel_size.w, stride.h,   stride.w, padding.h, padding.w,
+                     dilation.h,    dilation.w, OH,       OW};
+    device_backend(p.x.device().type).max_pool2d(out.view({p.P, OH, OW}), idx, p.x, w);
+    const std::int64_t P = p.P, H = p.H, W = p.W;
+    nn::detail::record_function(
+        "MaxPool2DWithIndicesBackward0", out, {p.x}, {idx},
+        [w, P, H, W](const Tensor& grad, const TensorList& saved, const std::vector<bool>&) -> TensorList {
+          Tensor gx = zeros({P, H, W}, TensorOptions(grad.dtype()).device(grad.device()));
+          device_backend(grad.device().type).max_pool2d_backward(gx, grad.contiguous(), saved[0], w);
+          return {gx};
+        });
+    return out;
+  }
   nn::detail::visit_float(p.x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     max_pool_kernel(p.x.data_ptr<T>(), out.data_ptr<T>(), idx.data_ptr<std::int64_t>(), geom);

@@ -78,6 +78,24 @@ TEST(GraderStubFallback, FindsEveryFailedTaskFileWithItsFirstError) {
   EXPECT_EQ(failed[1].message, "exercises/week03_modules/src/tasks/state_dict.cpp:9:1: error: 'x' was not declared");
 }
 
+TEST(GraderStubFallback, AKernelTaskThatFailsInBothBuildsIsNamedOnceWithItsExtension) {
+  const std::string log =
+      "[3/9] Building CUDA object CMakeFiles/kindling_device.dir/exercises/week06_cuda/src/tasks/block_reduce.cu.o\n"
+      "FAILED: CMakeFiles/kindling_device.dir/exercises/week06_cuda/src/tasks/block_reduce.cu.o\n"
+      "/src/exercises/week06_cuda/src/tasks/block_reduce.cu(20): error: expected a \";\"\n"
+      "[4/9] Building CXX object CMakeFiles/kindling.dir/sim-kernels/kindling/exercises/week06_cuda/src/tasks/"
+      "block_reduce.sim.cpp.o\n"
+      "FAILED: CMakeFiles/kindling.dir/sim-kernels/kindling/exercises/week06_cuda/src/tasks/block_reduce.sim.cpp.o\n"
+      "/src/exercises/week06_cuda/src/tasks/block_reduce.cu:20:3: error: expected ';' before '}' token\n";
+  const auto failed = failed_task_files(log, "/src");
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0].task, "week06.block_reduce");
+  EXPECT_EQ(failed[0].tree, "exercises");
+  EXPECT_EQ(failed[0].week_folder, "week06_cuda");
+  EXPECT_EQ(failed[0].ext, ".cu");
+  EXPECT_EQ(failed[0].message, "exercises/week06_cuda/src/tasks/block_reduce.cu(20): error: expected a \";\"");
+}
+
 TEST(GraderStubFallback, ALogWithoutTaskFilesNamesNone) {
   EXPECT_TRUE(failed_task_files("FAILED: grader/CMakeFiles/t.dir/view_test.cpp.o\nerror: boom\n", "/src").empty());
   EXPECT_TRUE(failed_task_files("", "/src").empty());

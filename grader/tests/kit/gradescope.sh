@@ -6,7 +6,9 @@
 #   2. nothing: zero, every task listed as not implemented;
 #   3. the reference with one task that segfaults and one that hangs: partial score,
 #      results.json still written;
-#   4. the stubs with one task that does not compile: zero, the compiler's message shown.
+#   4. the stubs with one task that does not compile: zero, the compiler's message shown;
+# then a package with hidden tests, and week 6 (its .cu kernel files, needs_gpu, a kernel that
+# does not compile) on the simulator.
 #
 #   gradescope.sh SOURCE_DIR
 set -euo pipefail
@@ -128,4 +130,31 @@ check hidden "tests['week01.squeeze']['score'] == 0 and \"hidden test ran\" in t
   "the hidden test did not count"
 check hidden "r['score'] == $max - tests['week01.squeeze']['max_score']" "the hidden test changed other tasks"
 
-echo "gradescope: the zip, four submissions and a hidden test behave (max $max points over $count tasks)"
+# 6. Week 6 on the simulator: the reference's .cpp and .cu task files get every point that does
+#    not need a GPU, and week06.register_gemm's performance points show as needs_gpu (neither lost
+#    nor counted); then a kernel file that does not compile costs its own task only.
+"$src/grade" package gradescope --weeks week06 --timeout 60 -o "$tmp/week06.zip" > "$tmp/package-week06.out" 2>&1 ||
+  fail "packaging week06"
+grep -qx "exercises/week06_cuda/src/tasks/block_reduce.cu" <<< "$(unzip -Z1 "$tmp/week06.zip")" ||
+  fail "the week06 zip has no block_reduce.cu"
+rm -rf "$root/source" && mkdir -p "$root/source" && unzip -q "$tmp/week06.zip" -d "$root/source"
+max6=$(python3 -c "import json,sys; print(sum(t['points'] for t in json.load(open(sys.argv[1]))['tasks'] if t['id'].startswith('week06.')))" \
+  "$src/grader/tasks.json")
+clear_submission
+cp "$src/solutions/week06_cuda/src/tasks/"*.cpp "$src/solutions/week06_cuda/src/tasks/"*.cu "$root/submission/"
+submit week06
+check week06 "r['score'] == $max6 and all(t['status'] == 'passed' for t in r['tests'])" \
+  "the week-6 reference did not get $max6 points on the simulator"
+check week06 "'took    block_reduce.cu' in r['output'] and 'CUDA tasks ran on: simulator' in open('$tmp/week06.out').read()" \
+  "the .cu files were not taken, or the run does not say where the kernels ran"
+check week06 "tests['week06.register_gemm']['extra_data']['perf_status'] == 'needs_gpu' and \
+  tests['week06.register_gemm']['max_score'] == tests['week06.register_gemm']['score'] and \
+  'needs_gpu' in tests['week06.register_gemm']['output']" "register_gemm's GPU points are not needs_gpu"
+echo "this is not CUDA;" >> "$root/submission/warp_reduce.cu"
+submit week06_broken
+check week06_broken "tests['week06.warp_reduce']['score'] == 0 and 'warp_reduce.cu' in tests['week06.warp_reduce']['output']" \
+  "the kernel that does not compile is not reported with its file"
+check week06_broken "r['score'] == $max6 - tests['week06.warp_reduce']['max_score']" \
+  "a kernel that does not compile cost other tasks"
+
+echo "gradescope: the zip, four submissions, a hidden test and week 6 behave (max $max points over $count tasks)"

@@ -222,6 +222,98 @@ TEST(EngineDeviceOps, ATrainingStepOnTheDeviceAgreesWithTheCpu) {
   }
 }
 
+namespace {
+// Runs f on the CPU and on the device from the same inputs (leaves requiring grad), backward with
+// the same seed, and compares the outputs and every input's gradient.
+void expect_forward_and_backward_agree(const std::function<Tensor(const TensorList&)>& f, const TensorList& inputs,
+                                       const std::string& what, double tol = 1e-4) {
+  TensorList cpu, dev;
+  for (const Tensor& t : inputs) {
+    cpu.push_back(t.detach().clone().requires_grad_(true));
+    dev.push_back(t.detach().cuda().requires_grad_(true));
+  }
+  const Tensor y_cpu = f(cpu), y_dev = f(dev);
+  expect_agrees(y_dev, y_cpu, what + ": output", tol);
+  const Tensor seed = sample(y_cpu.sizes(), y_cpu.dtype(), 7);
+  y_cpu.backward(seed);
+  y_dev.backward(seed.cuda());
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    expect_agrees(dev[i].grad(), cpu[i].grad(), what + ": gradient of input " + std::to_string(i), tol);
+}
+}  // namespace
+
+TEST(EngineDeviceOps, ConvolutionsAgreeWithTheCpuForwardAndBackward) {
+  namespace F = nn::functional;
+  const Tensor x = sample({2, 4, 9, 8}, kFloat32, 1), w = sample({6, 4, 3, 3}, kFloat32, 2) * 0.3;
+  const Tensor b = sample({6}, kFloat32, 3), wg = sample({6, 2, 3, 2}, kFloat32, 4) * 0.3;
+  expect_forward_and_backward_agree([](const TensorList& t) { return F::conv2d(t[0], t[1], t[2]); }, {x, w, b},
+                                    "conv2d");
+  expect_forward_and_backward_agree(
+      [](const TensorList& t) {
+        return F::conv2d(t[0], t[1], t[2], nn::Pair2{2, 1}, nn::Pair2{1, 2}, nn::Pair2{1, 2});
+      },
+      {x, w, b}, "conv2d, stride (2, 1), padding (1, 2), dilation (1, 2)");
+  expect_forward_and_backward_agree(
+      [](const TensorList& t) { return F::conv2d(t[0], t[1], Tensor(), 1, 1, 1, /*groups=*/2); }, {x, wg},
+      "conv2d, 2 groups, no bias");
+  expect_forward_and_backward_agree([](const TensorList& t) { return F::conv2d(t[0], t[1], t[2]); }, {x[0], w, b},
+                                    "conv2d of one unbatched image");
+}
+
+TEST(EngineDeviceOps, PoolingAgreesWithTheCpuForwardAndBackward) {
+  namespace F = nn::functional;
+  const Tensor x = sample({2, 3, 9, 8}, kFloat32, 5);
+  expect_forward_and_backward_agree([](const TensorList& t) { return F::max_pool2d(t[0], 2); }, {x}, "max_pool2d(2)");
+  expect_forward_and_backward_agree(
+      [](const TensorList& t) {
+        return F::max_pool2d(t[0], 3, nn::Pair2{2, 2}, 1, 1, /*ceil_mode=*/true);
+      },
+      {x}, "max_pool2d(3, stride 2, padding 1, ceil_mode): overlapping windows");
+  expect_forward_and_backward_agree(
+      [](const TensorList& t) {
+        return F::avg_pool2d(t[0], 3, nn::Pair2{2, 2}, 1, false, /*count_include_pad=*/false);
+      },
+      {x}, "avg_pool2d(3, stride 2, padding 1, count_include_pad false)");
+  expect_forward_and_backward_agree(
+      [](const TensorList& t) {
+        return F::adaptive_avg_pool2d(t[0], nn::Pair2{4, 3});
+      },
+      {x}, "adaptive_avg_pool2d((4, 3))");
+  const Tensor nan = tensor({1.0f, NAN, 3.0f, 2.0f}).reshape({1, 1, 2, 2});
+  const Tensor m = F::max_pool2d(nan.cuda(), 2).cpu();
+  EXPECT_TRUE(std::isnan(m.item<float>())) << "a NaN in the window wins, as in PyTorch";
+}
+
+TEST(EngineDeviceOps, ACnnTrainingStepOnTheDeviceAgreesWithTheCpu) {
+  const auto cnn = [](Device device) {
+    manual_seed(4);
+    auto model =
+        std::make_shared<nn::Sequential>(nn::Conv2d(1, 4, 3, nn::Conv2dOptions{.padding = 1}), nn::ReLU(),
+                                         nn::MaxPool2d(2), nn::Conv2d(4, 6, 3, nn::Conv2dOptions{.padding = 1}),
+                                         nn::ReLU(), nn::AvgPool2d(2), nn::Flatten(), nn::Linear(6 * 2 * 2, 3));
+    model->to(device);
+    return model;
+  };
+  auto cpu_model = cnn(kCPU), dev_model = cnn(Device("cuda"));
+  optim::SGD cpu_opt(cpu_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  optim::SGD dev_opt(dev_model->parameters(), optim::SGD::Config{.lr = 0.1, .momentum = 0.9});
+  const Tensor x = sample({5, 1, 8, 8}, kFloat32, 6), y = tensor({0, 1, 2, 1, 0});
+  for (int step = 0; step < 3; ++step) {
+    cpu_opt.zero_grad();
+    dev_opt.zero_grad();
+    const Tensor cpu_loss = nn::functional::cross_entropy((*cpu_model)(x), y);
+    const Tensor dev_loss = nn::functional::cross_entropy((*dev_model)(x.cuda()), y.cuda());
+    expect_agrees(dev_loss, cpu_loss, "loss at step " + std::to_string(step));
+    cpu_loss.backward();
+    dev_loss.backward();
+    cpu_opt.step();
+    dev_opt.step();
+  }
+  const auto cp = cpu_model->parameters(), dp = dev_model->parameters();
+  for (std::size_t i = 0; i < cp.size(); ++i)
+    expect_agrees(dp[i].detach(), cp[i].detach(), "parameter " + std::to_string(i) + " after 3 steps", 1e-4);
+}
+
 TEST(EngineDeviceOps, ACheckpointSavedFromTheDeviceLoadsOnTheCpuAndBack) {
   const auto dir = std::filesystem::temp_directory_path() / "kindling-device-checkpoint";
   std::filesystem::create_directories(dir);

@@ -68,9 +68,10 @@ Device common_device(std::initializer_list<const Tensor*> tensors) {
 }
 
 void check_cpu(const Tensor& t, const char* what) {
-  KINDLING_CHECK(t.device().is_cpu(), "'", what, "' is not implemented for ", to_string(t.device()),
-                 " tensors yet (Kindling's GPU kernels cover the elementwise ops, reductions, softmax, matrix products "
-                 "and where); move the tensor with .cpu() first");
+  KINDLING_CHECK(
+      t.device().is_cpu(), "'", what, "' is not implemented for ", to_string(t.device()),
+      " tensors yet (Kindling's GPU kernels cover the elementwise ops, reductions, softmax, matrix products, "
+      "where, convolutions and pooling); move the tensor with .cpu() first");
 }
 
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device) {

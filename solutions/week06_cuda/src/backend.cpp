@@ -42,6 +42,10 @@ kernels::Operand operand_of(const Tensor& t) {
   return o;
 }
 
+kernels::Window window_of(const Window2d& g) {
+  return kernels::Window{g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW};
+}
+
 // A tensor with more dims than a kernel indexes is read through a contiguous copy of fewer.
 void check_dims(const Tensor& t) {
   KINDLING_CHECK(t.dim() <= kernels::kMaxDims, "CUDA tensors of more than ", kernels::kMaxDims,
@@ -185,6 +189,32 @@ class CudaBackend final : public DeviceBackend {
     L.c_batch = batched ? at(out, 0) : 0;
     kernels::gemm(a.dtype(), out.storage().data(), a.storage().data(), b.storage().data(), L, alpha.to<double>(),
                   accumulate, nullptr);
+  }
+
+  void im2col(const Tensor& cols, const Tensor& x, const Window2d& g) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    kernels::im2col(x.dtype(), cols.data_ptr(), x.data_ptr(), window_of(g), nullptr);
+  }
+  void col2im(const Tensor& dx, const Tensor& cols, const Window2d& g) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    kernels::col2im(dx.dtype(), dx.data_ptr(), cols.data_ptr(), window_of(g), nullptr);
+  }
+  void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& g) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    kernels::max_pool2d(x.dtype(), out.data_ptr(), indices.data_ptr(), x.data_ptr(), window_of(g), nullptr);
+  }
+  void max_pool2d_backward(const Tensor& dx, const Tensor& grad, const Tensor& indices, const Window2d& g) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    kernels::max_pool2d_backward(dx.dtype(), dx.data_ptr(), grad.data_ptr(), indices.data_ptr(), window_of(g), nullptr);
+  }
+  void window_mean(const Tensor& out, const Tensor& x, const Tensor& rows, const Tensor& cols, const Tensor& divisors,
+                   bool backward) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    const Tensor r = rows.to(kInt64).contiguous().cuda(), c = cols.to(kInt64).contiguous().cuda(),
+                 v = divisors.to(kInt64).contiguous().cuda();
+    const auto at = [](const Tensor& t, std::size_t i) { return t.sizes()[i]; };
+    kernels::window_mean(x.dtype(), out.data_ptr(), x.data_ptr(), r.data_ptr(), c.data_ptr(), v.data_ptr(), at(x, 0),
+                         at(x, 1), at(x, 2), at(out, 1), at(out, 2), backward, nullptr);
   }
 
   void register_host(void* ptr, std::size_t bytes) override { runtime().host_register(ptr, bytes); }

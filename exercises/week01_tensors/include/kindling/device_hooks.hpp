@@ -46,6 +46,25 @@ enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Pow, Maximum, Minimum, 
 /// The reductions a device runs (week 6 part 2).
 enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min };
 
+/// A 2-D window sliding over N images of C channels, H x W: im2col's (week 3's convolution) and
+/// max pooling's geometry. Output OH x OW; kernel kh x kw; stride, padding and dilation per axis.
+struct Window2d {
+  std::int64_t N = 0;   ///< images
+  std::int64_t C = 0;   ///< channels
+  std::int64_t H = 0;   ///< input height
+  std::int64_t W = 0;   ///< input width
+  std::int64_t kh = 1;  ///< window height
+  std::int64_t kw = 1;  ///< window width
+  std::int64_t sh = 1;  ///< vertical stride
+  std::int64_t sw = 1;  ///< horizontal stride
+  std::int64_t ph = 0;  ///< vertical padding
+  std::int64_t pw = 0;  ///< horizontal padding
+  std::int64_t dh = 1;  ///< vertical dilation
+  std::int64_t dw = 1;  ///< horizontal dilation
+  std::int64_t OH = 0;  ///< output height
+  std::int64_t OW = 0;  ///< output width
+};
+
 /// What a device offers the engine. Week 6 implements it for CUDA.
 class DeviceBackend {
  public:
@@ -84,6 +103,25 @@ class DeviceBackend {
   /// out = alpha * a @ b (+ out when `accumulate`): matrices (2-d) or batches of them (3-d), any
   /// strides, one floating dtype.
   virtual void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) = 0;
+  /// cols (C kh kw x N OH OW, contiguous) = the receptive field of every output pixel of x
+  /// (N, C, H, W, contiguous), row (c, ki, kj), column (n, oh, ow); 0 where it reaches the padding.
+  virtual void im2col(const Tensor& cols, const Tensor& x, const Window2d& g) = 0;
+  /// dx (N, C, H, W, contiguous) = im2col's adjoint of cols: each pixel the sum of the column
+  /// entries that came from it.
+  virtual void col2im(const Tensor& dx, const Tensor& cols, const Window2d& g) = 0;
+  /// out, indices (N C planes of OH x OW, contiguous) = the maximum of each window of x (N C planes
+  /// of H x W) and its flat index h W + w in the plane (PyTorch's rules: a NaN wins, the first of
+  /// equal maxima stays).
+  virtual void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Window2d& g) = 0;
+  /// dx (N C planes of H x W, zeros first) += grad at the index each output's maximum came from.
+  virtual void max_pool2d_backward(const Tensor& dx, const Tensor& grad, const Tensor& indices, const Window2d& g) = 0;
+  /// out (P planes of OH x OW) = the mean of each window of x (P planes of H x W): window (i, j)
+  /// covers rows [rows[i].start, rows[i].end) and columns [cols[j].start, cols[j].end) and is
+  /// divided by `divisors` (OH x OW). With `backward`, the adjoint instead: x (zeros first) +=
+  /// out's value / divisor over each window. rows and cols are int64 CPU tensors of (start, end)
+  /// pairs, divisors an int64 CPU tensor.
+  virtual void window_mean(const Tensor& out, const Tensor& x, const Tensor& rows, const Tensor& cols,
+                           const Tensor& divisors, bool backward) = 0;
   /// Tells the device that host memory [ptr, ptr + bytes) is page-locked (week 4's pool), so
   /// that copies from it may be asynchronous; unregister_host undoes it.
   virtual void register_host(void* ptr, std::size_t bytes) = 0;

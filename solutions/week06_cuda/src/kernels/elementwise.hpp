@@ -71,6 +71,28 @@ void softmax_rows(bool log, ScalarType type, const Operand& out, const Operand& 
 void where(ScalarType type, const Operand& out, const Operand& cond, const Operand& a, const Operand& b, std::int64_t n,
            void* stream);
 
+/// A 2-D window over N images of C channels (kindling::Window2d, for the kernels).
+struct Window {
+  std::int64_t N = 0, C = 0, H = 0, W = 0, kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1, OH = 0,
+               OW = 0;  ///< as kindling::Window2d
+};
+
+/// im2col (convolution.cu): cols (C kh kw x N OH OW) from x (N, C, H, W), both contiguous, floating `type`.
+void im2col(ScalarType type, void* cols, const void* x, const Window& g, void* stream);
+/// col2im: dx (N, C, H, W) = the sum of the column entries that came from each pixel.
+void col2im(ScalarType type, void* dx, const void* cols, const Window& g, void* stream);
+/// Max pooling of N C planes: values and flat indices of each window's maximum (PyTorch's rules).
+void max_pool2d(ScalarType type, void* out, void* indices, const void* x, const Window& g, void* stream);
+/// dx (zeros) += grad at each output's index, plane by plane.
+void max_pool2d_backward(ScalarType type, void* dx, const void* grad, const void* indices, const Window& g,
+                         void* stream);
+/// Window means of P planes (H x W -> OH x OW): windows from `rows` (OH (start, end) pairs), `cols`
+/// (OW pairs) and `divisors` (OH x OW), all int64 on the device; `backward`: x (zeros) += out / divisor
+/// over each window instead.
+void window_mean(ScalarType type, void* out, void* x, const void* rows, const void* cols, const void* divisors,
+                 std::int64_t P, std::int64_t H, std::int64_t W, std::int64_t OH, std::int64_t OW, bool backward,
+                 void* stream);
+
 /// Where the matrices of a (batched) product lie, in elements: C[z] (m x n) = A[z] (m x k) B[z] (k x n).
 struct GemmLayout {
   std::int64_t m = 0, k = 0, n = 0, batch = 1;                   ///< sizes
