@@ -151,20 +151,9 @@ Tensor run_recorded(bool wanted, Compute&& compute, Record&& record_result) {
   return out;
 }
 
-/// True for the ops that run on a device (week 6: the elementwise ones, copies and fills; the
-/// reductions, softmax, matrix products and where); the others (cat, stack, index_select,
-/// masked_fill) refuse device tensors before they compute.
-inline bool runs_on_devices(Op op) {
-  switch (op) {
-    case Op::Cat:
-    case Op::Stack:
-    case Op::IndexSelect:
-    case Op::MaskedFill:
-      return false;
-    default:
-      return true;
-  }
-}
+/// True for the ops that run on a device (week 6: all but index_select and prod, whose kernels
+/// are host loops); the others refuse device tensors before they compute.
+inline bool runs_on_devices(Op op) { return op != Op::IndexSelect && op != Op::Prod; }
 /// The op's name for the error a device tensor gets ("sum", "mm").
 const char* op_name(Op op);
 /// Throws when an input of an op that has no device kernels is on a device.

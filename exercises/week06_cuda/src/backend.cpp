@@ -21,6 +21,10 @@ static_assert(static_cast<int>(UnaryOp::LogicalNot) == 19 && static_cast<int>(Un
               "kernels/elementwise.cu numbers UnaryOp in the same order");
 static_assert(static_cast<int>(BinaryOp::Eq) == 7 && static_cast<int>(BinaryOp::Ge) == 12,
               "kernels/elementwise.cu numbers BinaryOp in the same order");
+static_assert(static_cast<int>(ReduceOp::Sum) == kernels::kReduceSum &&
+                  static_cast<int>(ReduceOp::Max) == kernels::kReduceMax &&
+                  static_cast<int>(ReduceOp::Min) == kernels::kReduceMin,
+              "kernels/reduce.cu numbers ReduceOp in the same order");
 
 kernels::Operand operand_of(const Tensor& t) {
   kernels::Operand o;

@@ -57,7 +57,15 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
     dtype = promote_types(dtype, t.dtype());
     if (skipped(*ref) && !skipped(t)) ref = &t;
   }
-  if (skipped(*ref)) return empty({0}, dtype);
+  Device device = kCPU;  // the tensors' device: all on one, as PyTorch requires
+  for (const auto& t : tensors)
+    if (!t.device().is_cpu()) device = t.device();
+  for (const auto& t : tensors)
+    KINDLING_CHECK(t.device() == device,
+                   "Expected all tensors to be on the same device, but found at least two "
+                   "devices, ",
+                   device, " and ", t.device(), "!");
+  if (skipped(*ref)) return empty({0}, TensorOptions(dtype).device(device));
   KINDLING_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
   const std::int64_t d = wrap_dim(dim, ref->dim());
   Shape shape = ref->sizes().vec();
@@ -73,7 +81,7 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
                      " in the list.");
     shape[d] += t.sizes()[d];
   }
-  Tensor out = detail::empty_contiguous(shape, dtype);
+  Tensor out = detail::empty_contiguous(shape, dtype, device);  // on a device: one device copy per input
   std::int64_t offset = 0;
   for (const auto& t : tensors) {
     if (skipped(t)) continue;

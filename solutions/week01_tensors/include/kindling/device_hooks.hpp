@@ -44,7 +44,7 @@ enum class UnaryOp : std::uint8_t {
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };
 
 /// The reductions a device runs (week 6 part 2).
-enum class ReduceOp : std::uint8_t { Sum, Prod, Max, Min };
+enum class ReduceOp : std::uint8_t { Sum, Max, Min };
 
 /// A 2-D window sliding over N images of C channels, H x W: im2col's (week 3's convolution) and
 /// max pooling's geometry. Output OH x OW; kernel kh x kw; stride, padding and dilation per axis.

@@ -46,7 +46,7 @@ void binary(int op, ScalarType type, const Operand& out, const Operand& a, const
             std::int64_t alpha_int, std::int64_t n, void* stream);
 
 /// Reductions, numbered as kindling::ReduceOp.
-enum Reduction : int { kReduceSum, kReduceProd, kReduceMax, kReduceMin };
+enum Reduction : int { kReduceSum, kReduceMax, kReduceMin };
 
 /// out[o] = the reduction `op` of x over the elements of output o: `kept` walks x's outputs (its
 /// sizes those of out, 1 where reduced; x's strides and offset), `reduced` the elements of one

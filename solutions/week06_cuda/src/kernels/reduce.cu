@@ -21,8 +21,6 @@ __device__ inline A combine(int op, A x, A y) {
   switch (op) {
     case kReduceSum:
       return static_cast<A>(x + y);
-    case kReduceProd:
-      return static_cast<A>(x * y);
     case kReduceMax:
       if (is_nan(x)) return x;
       if (is_nan(y)) return y;
