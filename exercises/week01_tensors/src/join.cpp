@@ -57,14 +57,7 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
     dtype = promote_types(dtype, t.dtype());
     if (skipped(*ref) && !skipped(t)) ref = &t;
   }
-  Device device = kCPU;  // the tensors' device: all on one, as PyTorch requires
-  for (const auto& t : tensors)
-    if (!t.device().is_cpu()) device = t.device();
-  for (const auto& t : tensors)
-    KINDLING_CHECK(t.device() == device,
-                   "Expected all tensors to be on the same device, but found at least two "
-                   "devices, ",
-                   device, " and ", t.device(), "!");
+  const Device device = detail::common_device(tensors);  // one device, as PyTorch requires
   if (skipped(*ref)) return empty({0}, TensorOptions(dtype).device(device));
   KINDLING_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
   const std::int64_t d = wrap_dim(dim, ref->dim());

@@ -47,24 +47,32 @@ std::string to_string(const Device& d) {
 std::ostream& operator<<(std::ostream& out, const Device& d) { return out << to_string(d); }
 
 namespace detail {
-Device common_device(std::initializer_list<const Tensor*> tensors) {
-  // PyTorch's TensorIterator: a 0-d CPU tensor may join an op on any device; any other pair of
-  // different devices is an error naming the op's device first.
+namespace {
+// PyTorch's TensorIterator: a 0-d CPU tensor may join an op on any device; any other pair of
+// different devices is an error naming the op's device first. `at(i)` is the i-th tensor.
+template <class At>
+Device common_device_of(std::size_t n, At at) {
   const Tensor* device_operand = nullptr;
-  for (const Tensor* t : tensors)
-    if (t->defined() && !t->device().is_cpu()) {
-      device_operand = t;
-      break;
-    }
+  for (std::size_t i = 0; i < n && device_operand == nullptr; ++i)
+    if (at(i).defined() && !at(i).device().is_cpu()) device_operand = &at(i);
   if (device_operand == nullptr) return kCPU;
   const Device d = device_operand->device();
-  for (const Tensor* t : tensors) {
-    if (!t->defined() || t->device() == d) continue;
-    if (t->device().is_cpu() && t->dim() == 0) continue;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Tensor& t = at(i);
+    if (!t.defined() || t.device() == d) continue;
+    if (t.device().is_cpu() && t.dim() == 0) continue;
     throw Error(concat("Expected all tensors to be on the same device, but found at least two devices, ", d, " and ",
-                       t->device(), "!"));
+                       t.device(), "!"));
   }
   return d;
+}
+}  // namespace
+
+Device common_device(std::initializer_list<const Tensor*> tensors) {
+  return common_device_of(tensors.size(), [&](std::size_t i) -> const Tensor& { return *tensors.begin()[i]; });
+}
+Device common_device(const TensorList& tensors) {
+  return common_device_of(tensors.size(), [&](std::size_t i) -> const Tensor& { return tensors[i]; });
 }
 
 void check_cpu(const Tensor& t, const char* what) {

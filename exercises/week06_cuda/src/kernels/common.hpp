@@ -53,6 +53,25 @@ T scalar_of(const Operand& o) {
     return static_cast<T>(o.scalar);
 }
 
+/// Threads per block of a grid-stride kernel.
+inline constexpr unsigned kThreads = 256;
+#if defined(__CUDACC__)
+/// The most blocks a grid-stride kernel launches.
+inline constexpr std::int64_t kMaxBlocks = 4096;
+#else
+/// The most blocks a grid-stride kernel launches: the simulator runs each thread as a fiber, so
+/// fewer, longer threads.
+inline constexpr std::int64_t kMaxBlocks = 16;
+#endif
+
+/// The launch of a grid-stride kernel over `n` elements: enough blocks of kThreads for one element
+/// a thread, at least one and at most kMaxBlocks.
+inline LaunchConfig config_for(std::int64_t n, void* stream) {
+  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
+  return LaunchConfig{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks)),
+                      Dim3(kThreads), 0, stream};
+}
+
 /// Threads for a block that reduces `count` elements: a power of two from 32 to 256.
 inline unsigned reduction_threads(std::int64_t count) {
   unsigned t = 32;

@@ -9,19 +9,6 @@
 namespace kindling::cuda::kernels {
 namespace {
 
-constexpr unsigned kThreads = 256;
-#if defined(__CUDACC__)
-constexpr std::int64_t kMaxBlocks = 4096;
-#else
-constexpr std::int64_t kMaxBlocks = 16;  // the simulator runs each thread as a fiber: fewer, longer threads
-#endif
-
-LaunchConfig config_for(std::int64_t n, void* stream) {
-  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
-  return LaunchConfig{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks)),
-                      Dim3(kThreads), 0, stream};
-}
-
 template <class T>
 __global__ void im2col_kernel(DevPtr<T> cols, DevPtr<const T> x, Window g) {
   const std::int64_t L = g.OH * g.OW, NL = g.N * L, total = g.C * g.kh * g.kw * NL;

@@ -10,11 +10,6 @@ namespace kindling::cuda::kernels {
 namespace {
 
 constexpr unsigned kMaxThreads = 256;  // the shared arrays' size: reduction_threads() never asks for more
-#if defined(__CUDACC__)
-constexpr std::int64_t kMaxBlocks = 4096;
-#else
-constexpr std::int64_t kMaxBlocks = 16;  // the simulator runs each thread as a fiber: fewer, longer threads
-#endif
 
 template <class A>
 __device__ inline A combine(int op, A x, A y) {
@@ -208,9 +203,7 @@ void softmax_rows(bool log, ScalarType type, const Operand& out, const Operand& 
 void where(ScalarType type, const Operand& out, const Operand& cond, const Operand& a, const Operand& b, std::int64_t n,
            void* stream) {
   if (n == 0) return;
-  const std::int64_t blocks = (n + 255) / 256;
-  const LaunchConfig config{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? blocks : kMaxBlocks)), Dim3(256), 0,
-                            stream};
+  const LaunchConfig config = config_for(n, stream);
   with_type(type, [&](auto t) {
     using T = decltype(t);
     const auto pa = a.is_scalar ? DevPtr<const T>() : device_ptr<const T>(a.data);

@@ -137,6 +137,8 @@ namespace detail {
 /// 0-d CPU tensors allowed beside it; PyTorch's error for two different devices ("Expected
 /// all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!").
 Device common_device(std::initializer_list<const Tensor*> tensors);
+/// common_device() of a list of tensors (cat, stack).
+Device common_device(const TensorList& tensors);
 /// Throws when `t` is not on the CPU: `what` names the operation ("'mm' is not implemented
 /// for CUDA tensors yet (week 6 part 2)").
 void check_cpu(const Tensor& t, const char* what);

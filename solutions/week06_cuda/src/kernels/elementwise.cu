@@ -37,13 +37,6 @@ enum Unary : int {
 };
 enum Binary : int { kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum, kEq, kNe, kLt, kLe, kGt, kGe };
 
-constexpr unsigned kThreads = 256;
-#if defined(__CUDACC__)
-constexpr std::int64_t kMaxBlocks = 4096;
-#else
-constexpr std::int64_t kMaxBlocks = 16;  // the simulator runs each thread as a fiber: fewer, longer threads
-#endif
-
 template <class T>
 __device__ inline T int_pow(T base, T exp) {
   T result = 1;
@@ -234,12 +227,6 @@ __global__ void binary_kernel(int op, DevPtr<O> out, Strided so, DevPtr<const T>
     else
       out[offset_of(so, i)] = arithmetic<T>(op, x, y, alpha);
   }
-}
-
-LaunchConfig config_for(std::int64_t n, void* stream) {
-  const std::int64_t blocks = (n + kThreads - 1) / kThreads;
-  return LaunchConfig{Dim3(static_cast<unsigned>(blocks < kMaxBlocks ? (blocks > 0 ? blocks : 1) : kMaxBlocks)),
-                      Dim3(kThreads), 0, stream};
 }
 
 }  // namespace
