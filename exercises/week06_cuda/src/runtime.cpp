@@ -175,11 +175,23 @@ Runtime& runtime() {
   static Runtime* chosen = [] {
     const char* env = std::getenv("KINDLING_CUDA_BACKEND");
     const std::string want = env ? env : "auto";
-    if (want == "sim") return &sim_runtime();
-    if (want == "device") return &device_runtime();
-    KINDLING_CHECK_AS(CudaError, want == "auto", "KINDLING_CUDA_BACKEND must be auto, device or sim, not '", want, "'");
-    // The kernels of the engine's device build run only when they were linked in; until they
-    // are (issue 29's device half), `cuda` is the simulated device everywhere.
+    KINDLING_CHECK_AS(CudaError, want == "auto" || want == "device" || want == "sim",
+                      "KINDLING_CUDA_BACKEND must be auto, device or sim, not '", want, "'");
+    // A kernel built by nvcc cannot run on the simulated device's memory, nor a simulator-built
+    // one on a GPU's: the kernels this program links decide.
+    if (kernels_built_for_device()) {
+      KINDLING_CHECK_AS(CudaError, want != "sim",
+                        "KINDLING_CUDA_BACKEND=sim, but this program links the device build of the kernels (nvcc's); "
+                        "the simulator runs the programs that link `kindling` alone");
+      KINDLING_CHECK_AS(CudaError, device_present(),
+                        "this program links the device build of the kernels (nvcc's), and the CUDA runtime reports "
+                        "no device; the simulator runs the programs that link `kindling` alone");
+      return &device_runtime();
+    }
+    KINDLING_CHECK_AS(CudaError, want != "device",
+                      "KINDLING_CUDA_BACKEND=device, but this program links the simulator's build of the kernels; "
+                      "the programs that run on a GPU link kindling_device (kindling_week06_device_bench, "
+                      "kindling_gpu_tests)");
     return &sim_runtime();
   }();
   return *chosen;

@@ -1,4 +1,5 @@
-// Week 6 part 2: the engine's ops on `cuda` tensors (the simulated device where no GPU is).
+// Week 6 part 2: the engine's ops on `cuda` tensors: on the simulator in kindling_week06_tests,
+// and on a GPU in kindling_gpu_tests (grader/tests/gpu/), which compiles this file too.
 // Reductions, softmax, matrix products and where agree with the CPU; every differentiable op
 // passes gradcheck on the device in float64; a training step of an MLP on the device agrees with
 // the same step on the CPU; a checkpoint saved from the device loads on the CPU and back.
@@ -9,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include <kindling/cuda/fixtures.hpp>
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/cuda/sim.hpp>
 #include <kindling/kindling.hpp>
@@ -110,24 +110,6 @@ TEST(EngineDeviceOps, MatrixProductsAgreeWithStridesBatchesAndAddmm) {
   expect_agrees(mm(zeros({2, 0}).cuda(), zeros({0, 3}).cuda()), zeros({2, 3}), "an inner size of 0 gives zeros");
   EXPECT_THROW((void)mm(ones({2, 2}).cuda(), ones({2, 2})), Error);  // two devices
   EXPECT_THROW((void)mm(ones({2, 2}, kInt64).cuda(), ones({2, 2}, kInt64).cuda()), Error);
-}
-
-TEST(EngineDeviceOps, TheEnginesGemmReadsGlobalMemorySixteenTimesLessThanTheNaiveKernel) {
-  // The engine's GEMM (src/kernels/gemm.cu) tiles 16 x 16: each element of A and B is read from
-  // global memory once per tile of C, against once per element of C for the naive kernel.
-  const int m = 64, k = 48, n = 64;
-  const Tensor a = sample({m, k}, kFloat32, 1).cuda(), b = sample({k, n}, kFloat32, 2).cuda();
-  const Tensor naive = empty({m, n}, TensorOptions(kFloat32).device(Device("cuda")));
-  cuda::fixtures::matmul_naive(cuda::device_ptr<const float>(a.data_ptr()), cuda::device_ptr<const float>(b.data_ptr()),
-                               cuda::device_ptr<float>(naive.data_ptr()), m, k, n);
-  cuda::synchronize();
-  const auto naive_loads = cuda::sim::last_counters().global_loads;
-  const Tensor tiled = mm(a, b);
-  cuda::synchronize();
-  const auto tiled_loads = cuda::sim::last_counters().global_loads;
-  EXPECT_EQ(naive_loads, 2u * m * n * k);
-  EXPECT_EQ(tiled_loads, naive_loads / 16) << "tiled " << tiled_loads << ", naive " << naive_loads;
-  expect_agrees(tiled, naive.cpu(), "the two products", 1e-4);
 }
 
 TEST(EngineDeviceOps, CatStackAndMaskedFillAgreeWithTheCpu) {

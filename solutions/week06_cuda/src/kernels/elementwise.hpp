@@ -101,9 +101,9 @@ struct GemmLayout {
   std::int64_t c_offset = 0, c_row = 0, c_col = 0, c_batch = 0;  ///< C's offset and strides
 };
 
-/// C = alpha A B (+ C when `accumulate`) for each of the layout's batches, floating `type`: the
-/// kit's own tiled GEMM (16 x 16 tiles through shared memory). A device build calls cuBLAS instead
-/// when one is linked (issue 29's device half).
+/// C = alpha A B (+ C when `accumulate`) for each of the layout's batches, floating `type`: cuBLAS in
+/// the device build where every matrix has a unit stride, else the kit's own tiled GEMM (16 x 16
+/// tiles through shared memory), which is also the simulator's.
 void gemm(ScalarType type, const void* c, const void* a, const void* b, const GemmLayout& layout, double alpha,
           bool accumulate, void* stream);
 

@@ -153,8 +153,11 @@ class Runtime {
   virtual void enqueue_kernel(Stream stream, const std::string& name, std::function<std::uint64_t()> run) = 0;
 };
 
-/// The runtime that `cuda` tensors use: the real device when one exists, the simulated device
-/// otherwise (KINDLING_CUDA_BACKEND=auto|device|sim overrides). Chosen once.
+/// The runtime that `cuda` tensors use, chosen once. It must match the kernels the program links
+/// (kernels_built_for_device()): a program with the simulator's kernels uses the simulated
+/// device, even on a machine with a GPU; a program with the device's kernels uses the GPU, and
+/// throws CudaError when there is none. KINDLING_CUDA_BACKEND=auto|device|sim names the choice,
+/// and is refused when it names the other one.
 Runtime& runtime();
 /// The simulated device (always available).
 Runtime& sim_runtime();
@@ -163,6 +166,11 @@ Runtime& device_runtime();
 /// True when the build has CUDA and the CUDA runtime reports a device (any error from the
 /// query, such as "driver insufficient" on a machine without a driver, means no device).
 bool device_present();
+/// Which build of the kernels this program links: true for nvcc's (the device build, in the
+/// programs that link `kindling_device`: the GPU benchmark and the GPU agreement tests),
+/// false for the simulator's (every other program). Defined by the kernels themselves
+/// (src/kernels/flavor.cu), so that it cannot disagree with them.
+bool kernels_built_for_device();
 /// "simulator" or "device (NVIDIA H100 ...)": what runtime() is, for the grader's banner.
 std::string backend_description();
 
