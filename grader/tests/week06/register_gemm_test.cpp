@@ -69,7 +69,7 @@ TEST(week06_register_gemm, NoInnerDimensionGivesZerosAndEmptyOutputsLaunchNothin
 
 TEST(week06_register_gemm, ReadsGlobalMemoryAtLeastTwiceLessThanSixteenBySixteenTiles) {
   // The naive kernel reads 2 m n k floats; 16 x 16 tiles (week06.tiled_gemm) cut that 16 times;
-  // 64 x 64 block tiles cut it 64 times. At least 2 kTile = 32 times is asked, on 128 x 128 x 128.
+  // 128 x 128 block tiles cut it 128 times. At least 2 kTile = 32 times is asked, on 128 x 128 x 128.
   const int m = 128, k = 128, n = 128;
   const auto a = sim_arrays::fractions(static_cast<std::size_t>(m * k), 3);
   const auto b = sim_arrays::fractions(static_cast<std::size_t>(k * n), 4);

@@ -3,13 +3,17 @@
 // a strided operand, NaN, a launch's thread count, and the dispatch on an element type.
 
 #include <cstdint>
+#include <initializer_list>
 
 #include "elementwise.hpp"
 
 namespace kindling::cuda::kernels {
 
 /// The storage offset of element i (in row-major order of s.sizes) of the operand laid out by s.
+/// One dimension (what coalesce() makes of a contiguous operand) needs no division: a GPU's 64-bit
+/// division costs tens of instructions, and a strided index pays it for every dimension.
 __device__ inline std::int64_t offset_of(const Strided& s, std::int64_t i) {
+  if (s.ndim == 1) return s.offset + i * s.strides[0];
   std::int64_t off = s.offset;
   for (int d = s.ndim - 1; d >= 0; --d) {
     const std::int64_t size = s.sizes[d];
@@ -17,6 +21,47 @@ __device__ inline std::int64_t offset_of(const Strided& s, std::int64_t i) {
     i /= size;
   }
   return off;
+}
+
+/// Rewrites the layouts of operands that share their sizes (an elementwise op's, each possibly
+/// broadcast) with as few dimensions as address the same elements in the same row-major order:
+/// dimensions of size 1 are dropped, and d joins the one before it wherever every operand steps
+/// over the one before as over all of d (stride[d - 1] == stride[d] * size[d]). Contiguous
+/// operands become 1-D. Leaves them as they are when their sizes differ. Null entries (scalar
+/// operands) are skipped.
+inline void coalesce(std::initializer_list<Strided*> operands) {
+  Strided* ref = nullptr;
+  for (Strided* s : operands)
+    if (s != nullptr) {
+      if (ref == nullptr) ref = s;
+      if (s->ndim != ref->ndim) return;
+      for (int d = 0; d < s->ndim; ++d)
+        if (s->sizes[d] != ref->sizes[d]) return;
+    }
+  if (ref == nullptr) return;
+  const int ndim = ref->ndim;
+  std::int64_t sizes[kMaxDims] = {};
+  for (int d = 0; d < ndim; ++d) sizes[d] = ref->sizes[d];
+  int kept = 0;  // dimensions so far, written in place (kept <= d, so nothing unread is overwritten)
+  for (int d = 0; d < ndim; ++d) {
+    if (sizes[d] == 1) continue;
+    bool joins = kept > 0;
+    for (Strided* s : operands)
+      if (s != nullptr && joins) joins = s->strides[kept - 1] == s->strides[d] * sizes[d];
+    for (Strided* s : operands) {
+      if (s == nullptr) continue;
+      if (joins) {
+        s->sizes[kept - 1] *= sizes[d];
+        s->strides[kept - 1] = s->strides[d];
+      } else {
+        s->sizes[kept] = sizes[d];
+        s->strides[kept] = s->strides[d];
+      }
+    }
+    if (!joins) ++kept;
+  }
+  for (Strided* s : operands)
+    if (s != nullptr) s->ndim = kept;
 }
 
 /// True only for NaN.

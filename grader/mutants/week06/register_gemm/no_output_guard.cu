@@ -1,4 +1,4 @@
-// MUTANT: writes its 4 x 4 outputs without checking r < m and col < n: the edge blocks write past C
+// MUTANT: writes its block of outputs without checking r < m and col < n: the edge blocks write past C
 // Task week06.register_gemm. The doc comment above each function is its contract; your code goes
 // between BEGIN and END (two regions: the kernel and its launch). Hints, one at a time:
 // `./grade hint week06.register_gemm`.

@@ -18,7 +18,7 @@ __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<con
                                                int k, int n) {
   // BEGIN SOLUTION week06.register_gemm
   // STUB: (void)a, (void)b, (void)c, (void)m, (void)k, (void)n;  // your kernel's body
-  __shared__ float a_tile[kBlockM][kBlockK];
+  __shared__ float a_tile[kBlockK][kBlockM];  // transposed: a thread's kThreadM values of A lie side by side
   __shared__ float b_tile[kBlockK][kBlockN];
   const int t = static_cast<int>(threadIdx.x);
   const int row0 = static_cast<int>(blockIdx.y) * kBlockM, col0 = static_cast<int>(blockIdx.x) * kBlockN;
@@ -28,7 +28,7 @@ __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<con
   for (int p0 = 0; p0 < k; p0 += kBlockK) {
     for (int e = t; e < kBlockM * kBlockK; e += kThreads) {  // the A tile, kBlockK consecutive floats per row
       const int r = e / kBlockK, q = e % kBlockK;
-      a_tile[r][q] = row0 + r < m && p0 + q < k ? static_cast<float>(a[std::int64_t{row0 + r} * k + p0 + q]) : 0.0f;
+      a_tile[q][r] = row0 + r < m && p0 + q < k ? static_cast<float>(a[std::int64_t{row0 + r} * k + p0 + q]) : 0.0f;
     }
     for (int e = t; e < kBlockK * kBlockN; e += kThreads) {  // the B tile, kBlockN consecutive floats per row
       const int q = e / kBlockN, j = e % kBlockN;
@@ -37,7 +37,7 @@ __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<con
     __syncthreads();
     for (int q = 0; q < kBlockK; ++q) {
       float a_col[kThreadM], b_row[kThreadN];
-      for (int i = 0; i < kThreadM; ++i) a_col[i] = a_tile[ty * kThreadM + i][q];
+      for (int i = 0; i < kThreadM; ++i) a_col[i] = a_tile[q][ty * kThreadM + i];
       for (int j = 0; j < kThreadN; ++j) b_row[j] = b_tile[q][tx * kThreadN + j];
       for (int i = 0; i < kThreadM; ++i)
         for (int j = 0; j < kThreadN; ++j) acc[i][j] += a_col[i] * b_row[j];

@@ -18,8 +18,16 @@ namespace kindling::cuda {
 
 /// Threads per block of axpy's launch.
 inline constexpr unsigned kAxpyThreads = 256;
-/// The most blocks axpy launches: a larger n is covered by a grid-stride loop.
+#if defined(__CUDACC__)
+/// The most blocks axpy launches: a larger n is covered by a grid-stride loop. On a GPU, enough
+/// blocks to keep every multiprocessor busy many times over (an H200 has 132; 64 blocks of 256
+/// threads reached a tenth of its copy bandwidth, 445 of 4,100 GB/s).
+inline constexpr unsigned kAxpyMaxBlocks = 4096;
+#else
+/// The most blocks axpy launches: a larger n is covered by a grid-stride loop. The simulator runs
+/// each thread as a fiber, so fewer, longer threads (a GPU build allows 4096 blocks).
 inline constexpr unsigned kAxpyMaxBlocks = 64;
+#endif
 
 /// y[i] = a * x[i] + y[i] for every i in [0, n), on the GPU (the task week06.elementwise_kernel).
 /// Launches on `stream` min(ceil(n / kAxpyThreads), kAxpyMaxBlocks) blocks (at least 1) of
@@ -99,15 +107,15 @@ void matmul_tiled(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c,
 
 /// The block tile of matmul_register_blocked: kBlockM x kBlockN outputs per block, kBlockK
 /// columns of A (rows of B) per step.
-inline constexpr int kBlockM = 64;
+inline constexpr int kBlockM = 128;
 /// See kBlockM.
-inline constexpr int kBlockN = 64;
+inline constexpr int kBlockN = 128;
 /// See kBlockM.
 inline constexpr int kBlockK = 8;
 /// The outputs each thread accumulates in registers: kThreadM x kThreadN.
-inline constexpr int kThreadM = 4;
+inline constexpr int kThreadM = 8;
 /// See kThreadM.
-inline constexpr int kThreadN = 4;
+inline constexpr int kThreadN = 8;
 /// Threads per block of matmul_register_blocked: (kBlockM / kThreadM) x (kBlockN / kThreadN).
 inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / kThreadN);
 
@@ -118,7 +126,7 @@ inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / k
 /// tile of A and a kBlockK x kBlockN tile of B into shared memory (0 outside the matrices); each
 /// thread then accumulates a kThreadM x kThreadN block of outputs in registers, reading kThreadM
 /// values of A and kThreadN of B from shared memory for each of the kBlockK products. Global
-/// loads: 4 times fewer than matmul_tiled's; its points for speed (against cuBLAS) need a GPU.
+/// loads: 8 times fewer than matmul_tiled's; its points for speed (against cuBLAS) need a GPU.
 void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
                              Stream stream = nullptr);
 
