@@ -328,6 +328,30 @@ TEST(week04_multi_worker, TimeoutThrowsWhenNoBatchArrives) {
   expect_error<Error>([&] { ++it; }, "DataLoader timed out after 0.2 seconds");
 }
 
+TEST(week04_multi_worker, AWorkerInitFailureReachesTheConsumerInsteadOfAHang) {
+  // Worker 1's worker_init_fn throws, so batch 1 (and every batch sent to worker 1) never comes.
+  // A next() that waits only for batches would wait for ever; the timeout turns that hang into a
+  // "timed out" failure of this test rather than of the whole run.
+  auto ds = std::make_shared<SlowDataset>(20);
+  DataLoader loader(ds, {.batch_size = 5, .num_workers = 2, .timeout = 5.0, .worker_init_fn = [](std::int64_t id) {
+                           if (id == 1) throw ValueError("no shard for worker 1");
+                         }});
+  std::size_t batches = 0;
+  try {
+    for (const Batch& b : loader) batches += b.size() > 0 ? 1 : 0;
+    FAIL() << "the epoch ended although worker 1 never started";
+  } catch (const data::WorkerError& e) {
+    EXPECT_EQ(e.worker_id, 1);
+    EXPECT_EQ(e.batch, -1);
+    EXPECT_EQ(std::string(e.what()),
+              "Caught ValueError in DataLoader worker process 1.\nOriginal error in worker_init_fn:\n"
+              "ValueError: no shard for worker 1");
+  } catch (const Error& e) {
+    FAIL() << "the consumer waited for a batch that worker 1 could never send: " << e.what();
+  }
+  EXPECT_LE(batches, 1u);  // at most worker 0's batch 0 came first
+}
+
 TEST(week04_multi_worker, WorkerInitRunsOncePerWorkerAndPersistentWorkersStay) {
   std::atomic<int> inits{0};
   auto ds = std::make_shared<SlowDataset>(20);

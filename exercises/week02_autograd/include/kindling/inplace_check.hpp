@@ -2,12 +2,13 @@
 /// @file inplace_check.hpp
 /// The leaf rule: why `w.add_(1)` fails when `w` requires grad.
 ///
-/// A leaf that requires grad is a parameter: backward must add its gradient into
-/// `.grad`, and the formulas of every node that used it read the values it had.
-/// Writing into it in place would silently change those values, and the write
-/// itself has no node to flow through, so PyTorch refuses it, except under
-/// no_grad, where the write is not part of any graph (that is how weights are
-/// initialised and how optimizers step).
+/// A leaf that requires grad is a parameter: backward adds its gradient into `.grad`
+/// through its AccumulateGrad node. Recording an in-place write into it would give it
+/// a `grad_fn`, so it would no longer be a leaf and its `.grad` would never be filled;
+/// PyTorch refuses the write instead, except under no_grad, where the write is not part
+/// of any graph (that is how weights are initialised and how optimizers step). Values
+/// that nodes saved are another matter, guarded for every tensor by the version counter
+/// (saved_variable.hpp).
 
 #include <kindling/node.hpp>
 

@@ -32,9 +32,13 @@ WorkerPool::Result WorkerPool::run_task(std::int64_t worker, const Task& task) c
 
 namespace kindling::data {
 
-/// The next batch of the epoch in order, or nullopt after the last. Throws the
-/// worker's WorkerError for a batch that failed, and kindling::Error "DataLoader
-/// timed out after 5 seconds" when `timeout_s` passes without the batch.
+/// The next batch of the epoch in order, or nullopt after the last. Throws:
+/// - the worker's WorkerError for a batch that failed;
+/// - the WorkerError of a worker whose worker_init_fn failed (init_error_, which that
+///   worker's thread sets before it stops; it loads no batch, so a wait for one must
+///   end when the failure arrives, never hang), whenever it is set;
+/// - kindling::Error "DataLoader timed out after T seconds" when `timeout_s` passes
+///   without the batch, T being `*timeout_s` as an ostream prints a double (5, 0.2).
 std::optional<Batch> WorkerPool::next(std::optional<double> timeout_s) {
   // BEGIN TASK week04.multi_worker (replace the stub below with your code)
   KINDLING_TODO("week04.multi_worker");

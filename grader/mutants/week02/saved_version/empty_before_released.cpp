@@ -7,10 +7,10 @@
 
 namespace kindling::autograd {
 
-/// The version of the saved tensor now. Read it from version_counter_, the
-/// counter this SavedVariable keeps alive (saved_version_ when it is null:
-/// nothing was saved). Not through a handle to the tensor: its last handle may
-/// be gone by backward time, after an in-place write that must still count.
+/// The version of the saved tensor now: the number of in-place writes its storage has had,
+/// counting a write made through a handle that is gone by the time this is asked (the last
+/// handle to a saved tensor may be dropped right after an in-place write, and that write must
+/// still count). When nothing was saved: its version at save time.
 std::uint32_t SavedVariable::current_version() const {
   // BEGIN SOLUTION week02.saved_version
   return version_counter_ ? version_counter_->version.load(std::memory_order_relaxed) : saved_version_;
