@@ -1,5 +1,5 @@
 // Fuzz target: the files the grader keeps in a student's build folder (grade-state.json,
-// history.jsonl, hints.json). The README promises that a damaged one is ignored, never
+// history.jsonl, hints.json). docs/grading.md promises that a damaged one is ignored, never
 // fatal: every input must load without an exception or a sanitizer report.
 
 #include <string>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Draws the README's scaling chart from tools/bench-compare's results.json files:
+"""Draws the scaling chart of docs/performance.md from tools/bench-compare's results.json files:
 speed-up against threads (each library's 1-thread time over its N-thread time) for
 sum 4096², mm 2048, the small CNN's forward + backward and the MLP epoch, Kindling
 and PyTorch on the same axes, with the machine named. No plotting library needed.

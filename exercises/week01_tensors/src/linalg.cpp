@@ -53,7 +53,7 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // is cut into blocks of output columns (or rows), one whole single-threaded Eigen
   // product per thread. Eigen's own threads share packed panels and wait on one another
   // several times per product; on a VM whose second vCPU is sometimes slow that made a
-  // 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1 (README, Performance).
+  // 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1 (docs/performance.md).
   // Smaller and larger products keep Eigen's scheme (it starts fewer threads for little
   // work, and packs each operand once: cutting a 512^3 product this way was 1.3x slower).
   const std::int64_t k = a.cols();
