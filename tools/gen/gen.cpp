@@ -240,7 +240,9 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
   p << "// Generated from " << md_path << " by kindling-gen lecture; do not edit.\n"
     << "#include <iostream>\n#include <sstream>\n#include <string>\n#include <kindling/kindling.hpp>\n"
     // Each later week's umbrella header, when the build has that week.
+    << "#if __has_include(<kindling/draw.hpp>)\n#include <kindling/draw.hpp>\n#endif\n"
     << "#if __has_include(<kindling/autograd.hpp>)\n#include <kindling/autograd.hpp>\n#endif\n"
+    << "#if __has_include(<kindling/draw_graph.hpp>)\n#include <kindling/draw_graph.hpp>\n#endif\n"
     << "#if __has_include(<kindling/nn.hpp>)\n#include <kindling/nn.hpp>\n#endif\n"
     << "#if __has_include(<kindling/data.hpp>)\n#include <kindling/data.hpp>\n#endif\n"
     << "#if __has_include(<kindling/training.hpp>)\n#include <kindling/training.hpp>\n#endif\n"

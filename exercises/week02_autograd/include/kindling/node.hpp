@@ -195,6 +195,8 @@ class Node {
   const EdgeList& next_edges() const { return next_edges_; }
   /// Number of inputs.
   std::size_t num_inputs() const { return next_edges_.size(); }
+  /// The tensors this node saved for its formula (for pictures of the graph: draw_graph.hpp).
+  const std::vector<SavedVariable>& saved_variables() const { return saved_; }
   /// True when input `i` needs a gradient.
   bool needs_input_grad(std::size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
   /// Creation order: later nodes run first among ready nodes, as in PyTorch.

@@ -1,0 +1,51 @@
+// kindling-figures DIR: draws the lectures' concept figures with the engine's own drawing code
+// (<kindling/draw.hpp>, <kindling/draw_graph.hpp>) into DIR. tools/draw-figures writes them into
+// lectures/figures/ (and renders the .dot files with Graphviz where it is installed); the test
+// kit.figures draws them again into a temporary folder and fails when one differs from the file
+// committed, so a figure cannot drift from what the engine draws now.
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <kindling/autograd.hpp>
+#include <kindling/draw.hpp>
+#include <kindling/draw_graph.hpp>
+#include <kindling/kindling.hpp>
+
+using namespace kindling;
+
+namespace {
+void write(const std::filesystem::path& dir, const std::string& name, const std::string& text) {
+  std::ofstream(dir / name, std::ios::binary) << text;
+  std::cout << (dir / name).string() << "\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::cerr << "usage: kindling-figures DIR\n";
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::filesystem::create_directories(dir);
+
+  // Week 1: a tensor and its transpose over one storage; a step slice and an expand.
+  const Tensor a = arange(6).reshape({2, 3});
+  write(dir, "week01-transpose.svg", draw::layout_svg({{"a", a}, {"a.t()", a.t()}}));
+  const Tensor x = arange(8);
+  write(dir, "week01-slice-expand.svg",
+        draw::layout_svg({{"x", x},
+                          {"x[1::3]", x.slice(0, 1, std::nullopt, 3)},
+                          {"x[:3].expand(2, 3)", x.slice(0, 0, 3).expand({2, 3})}}));
+
+  // Week 2: y = a * b + a, before backward (each node's dependency count) and after (the grads).
+  const Tensor p = tensor({2.0f}).requires_grad_(), q = tensor({3.0f}).requires_grad_();
+  const Tensor y = p * q + p;
+  const draw::GraphOptions names{
+      .names = {{"a", p}, {"b", q}, {"y", y}}, .saved = true, .grads = true, .dependencies = true};
+  write(dir, "week02-graph.dot", draw::graph_dot(y, names));
+  y.backward();
+  write(dir, "week02-graph-after.dot", draw::graph_dot(y, {.names = names.names}));
+  return 0;
+}
