@@ -39,6 +39,16 @@ int main(int argc, char** argv) {
                           {"x[1::3]", x.slice(0, 1, std::nullopt, 3)},
                           {"x[:3].expand(2, 3)", x.slice(0, 0, 3).expand({2, 3})}}));
 
+  // Week 3: a Linear(3, 2) weight in its (out, in) layout and the transpose the forward reads;
+  // a Conv2d(2, 2, 2) weight (out, in, kh, kw) seen as the (out, in*kh*kw) matrix of im2col's GEMM.
+  const Tensor w = arange(6, kFloat32).reshape({2, 3});
+  write(dir, "week03-linear.svg",
+        draw::layout_svg({{"weight (out 2, in 3)", w}, {"weight.t(), as y = x W^T reads it", w.t()}}));
+  const Tensor k = arange(16, kFloat32).reshape({2, 2, 2, 2});
+  write(dir, "week03-conv-weight.svg",
+        draw::layout_svg({{"weight.view(2, 8): (out, in*kh*kw)", k.view({2, 8})},
+                          {"weight[0]: filter 0, (in, kh, kw)", k.select(0, 0)}}));
+
   // Week 2: y = a * b + a, before backward (each node's dependency count) and after (the grads).
   const Tensor p = tensor({2.0f}).requires_grad_(), q = tensor({3.0f}).requires_grad_();
   const Tensor y = p * q + p;
