@@ -8,9 +8,10 @@ program=${1:?usage: check.sh KINDLING_FIGURES FIGURES_DIR}
 figures=${2:?usage: check.sh KINDLING_FIGURES FIGURES_DIR}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$program" "$tmp" > /dev/null
+"$program" "$tmp" "$figures/data" > /dev/null
 status=0
 for f in "$tmp"/*; do
+  [ -f "$f" ] || continue
   name=$(basename "$f")
   if [ ! -f "$figures/$name" ]; then
     echo "figures: $name is drawn but not committed (run tools/draw-figures)"

@@ -1,5 +1,6 @@
-// kindling-figures DIR: draws the lectures' concept figures with the engine's own drawing code
-// (<kindling/draw.hpp>, <kindling/draw_graph.hpp>) into DIR. tools/draw-figures writes them into
+// kindling-figures DIR DATA: draws the lectures' concept figures with the engine's own drawing code
+// (<kindling/draw.hpp>, <kindling/draw_graph.hpp>, week 5's train::curves_svg) into DIR; the week-5
+// curves come from the measured runs committed in DATA (lectures/figures/data). tools/draw-figures writes them into
 // lectures/figures/ (and renders the .dot files with Graphviz where it is installed); the test
 // kit.figures draws them again into a temporary folder and fails when one differs from the file
 // committed, so a figure cannot drift from what the engine draws now.
@@ -7,11 +8,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <sstream>
+#include <vector>
 
 #include <kindling/autograd.hpp>
 #include <kindling/draw.hpp>
 #include <kindling/draw_graph.hpp>
 #include <kindling/kindling.hpp>
+#include <kindling/train_loop.hpp>
 
 using namespace kindling;
 
@@ -20,14 +24,43 @@ void write(const std::filesystem::path& dir, const std::string& name, const std:
   std::ofstream(dir / name, std::ios::binary) << text;
   std::cout << (dir / name).string() << "\n";
 }
+// A run's curves from the CSV that train::curves_csv wrote (lines starting with '#' are comments).
+std::vector<train::CurvePoint> read_curves(const std::filesystem::path& csv) {
+  std::ifstream in(csv);
+  if (!in) throw std::runtime_error("cannot read " + csv.string());
+  std::vector<train::CurvePoint> points;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string f;
+    std::vector<double> v;
+    while (std::getline(fields, f, ',')) v.push_back(std::stod(f));
+    if (v.size() != 6) throw std::runtime_error(csv.string() + ": expected 6 fields in '" + line + "'");
+    train::CurvePoint p;
+    p.epoch = static_cast<std::int64_t>(v[0]);
+    p.train.loss = v[1];
+    p.train.accuracy = v[2];
+    p.test.loss = v[3];
+    p.test.accuracy = v[4];
+    p.train.seconds = v[5];
+    points.push_back(p);
+  }
+  return points;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: kindling-figures DIR\n";
+  if (argc != 3) {
+    std::cerr << "usage: kindling-figures DIR DATA\n";
     return 2;
   }
-  const std::filesystem::path dir = argv[1];
+  const std::filesystem::path dir = argv[1], data = argv[2];
   std::filesystem::create_directories(dir);
 
   // Week 1: a tensor and its transpose over one storage; a step slice and an expand.
@@ -57,5 +90,11 @@ int main(int argc, char** argv) {
   write(dir, "week02-graph.dot", draw::graph_dot(y, names));
   y.backward();
   write(dir, "week02-graph-after.dot", draw::graph_dot(y, {.names = names.names}));
+
+  // Week 5: the example program's two runs on the kit's subset, measured and committed as CSV.
+  write(dir, "week05-mlp-curves.svg",
+        train::curves_svg(read_curves(data / "week05-mlp-subset.csv"), "MLP on the Fashion-MNIST subset"));
+  write(dir, "week05-cnn-curves.svg",
+        train::curves_svg(read_curves(data / "week05-cnn-subset.csv"), "small CNN on the Fashion-MNIST subset"));
   return 0;
 }

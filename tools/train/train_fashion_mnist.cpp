@@ -63,8 +63,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"cosine", "none"}));
   app.add_option("--workers", workers, "DataLoader worker threads")->check(CLI::NonNegativeNumber);
   app.add_option("--seed", seed, "manual_seed: the same seed gives the same run");
-  app.add_option("--device", device,
-                 "cpu, or cuda: the GPU where one is found, else the kit's CUDA simulator (slow: use --max-batches)")
+  app.add_option(
+         "--device", device,
+         "cpu, or cuda: the kit's CUDA simulator, which this program's kernels are built for (slow: use --max-batches)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   app.add_option("--max-batches", max_batches, "stop each training epoch after this many batches (-1: all)");
   app.add_option("--test-examples", test_examples, "evaluate on the first N test examples (-1: all)");
