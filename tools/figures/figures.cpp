@@ -5,13 +5,17 @@
 // kit.figures draws them again into a temporary folder and fails when one differs from the file
 // committed, so a figure cannot drift from what the engine draws now.
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <kindling/autograd.hpp>
+#include <kindling/data.hpp>
 #include <kindling/draw.hpp>
 #include <kindling/draw_graph.hpp>
 #include <kindling/kindling.hpp>
@@ -53,9 +57,93 @@ std::vector<train::CurvePoint> read_curves(const std::filesystem::path& csv) {
   }
   return points;
 }
+// Week 4's timeline, measured: 8 batches of 2 items through a DataLoader with 2 workers and
+// prefetch_factor 2; each item takes 1-4 ms to load (so batches finish out of order), the loop
+// trains 3 ms on each batch. Writes lane,start_ms,end_ms,label,group per bar.
+void record_loader(const std::filesystem::path& csv, std::int64_t workers) {
+  using Clock = std::chrono::steady_clock;
+  const auto t0 = Clock::now();
+  const auto ms = [&] { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); };
+  std::mutex m;
+  std::vector<draw::Bar> bars;
+  struct Timed : data::Dataset {
+    std::function<void(std::int64_t, double, double)> done;
+    std::function<double()> now;
+    data::Example get(std::int64_t i) override {
+      const double start = now();
+      std::this_thread::sleep_for(std::chrono::microseconds(1000 + (i * 7919) % 3000));
+      done(i, start, now());
+      return {scalar_tensor(i, kInt64)};
+    }
+    std::int64_t size() const override { return 16; }
+  };
+  auto ds = std::make_shared<Timed>();
+  ds->now = ms;
+  ds->done = [&](std::int64_t i, double start, double end) {
+    const data::WorkerInfo* w = data::get_worker_info();
+    std::lock_guard lock(m);
+    bars.push_back({w ? "worker " + std::to_string(w->id) : std::string("loop"), start, end, "i" + std::to_string(i),
+                    static_cast<int>(i / 2)});
+  };
+  data::DataLoader loader(ds, {.batch_size = 2,
+                               .num_workers = workers,
+                               .prefetch_factor = workers > 0 ? std::optional<std::int64_t>(2) : std::nullopt});
+  std::int64_t k = 0;
+  double waited_from = ms();
+  for (const data::Batch& b : loader) {
+    const double got = ms();
+    (void)b;
+    {
+      std::lock_guard lock(m);
+      if (workers > 0 && got - waited_from > 0.05) bars.push_back({"loop", waited_from, got, "wait", -1});
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    const double end = ms();
+    std::lock_guard lock(m);
+    bars.push_back({"loop", got, end, "b" + std::to_string(k), static_cast<int>(k)});
+    ++k;
+    waited_from = end;
+  }
+  std::ofstream out(csv);
+  out << "# kindling-figures --record-loader: 8 batches of 2 items, num_workers " << workers
+      << " (prefetch_factor 2 with workers); items take "
+         "1-4 ms, the loop trains 3 ms a batch (2-vCPU VM)\nlane,start_ms,end_ms,label,group\n";
+  for (const draw::Bar& b : bars)
+    out << b.lane << "," << b.start << "," << b.end << "," << b.label << "," << b.group << "\n";
+}
+
+std::vector<draw::Bar> read_bars(const std::filesystem::path& csv) {
+  std::ifstream in(csv);
+  if (!in) throw std::runtime_error("cannot read " + csv.string());
+  std::vector<draw::Bar> bars;
+  std::string line;
+  bool header = true;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    if (header) {
+      header = false;
+      continue;
+    }
+    std::istringstream fields(line);
+    std::string lane, start, end, label, group;
+    std::getline(fields, lane, ',');
+    std::getline(fields, start, ',');
+    std::getline(fields, end, ',');
+    std::getline(fields, label, ',');
+    std::getline(fields, group, ',');
+    bars.push_back({lane, std::stod(start), std::stod(end), label, std::stoi(group)});
+  }
+  return bars;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--record-loader") {  // both runs of week 4's figures
+    const std::filesystem::path data = argv[2];
+    record_loader(data / "week04-loader-0.csv", 0);
+    record_loader(data / "week04-loader-2.csv", 2);
+    return 0;
+  }
   if (argc != 3) {
     std::cerr << "usage: kindling-figures DIR DATA\n";
     return 2;
@@ -90,6 +178,14 @@ int main(int argc, char** argv) {
   write(dir, "week02-graph.dot", draw::graph_dot(y, names));
   y.backward();
   write(dir, "week02-graph-after.dot", draw::graph_dot(y, {.names = names.names}));
+
+  // Week 4: the loader's pipeline without and with workers, measured once (kindling-figures --record-loader DATA).
+  write(dir, "week04-loader-0.svg",
+        draw::timeline_svg("num_workers 0: the loop loads each batch's items (i), then trains on it (b)",
+                           read_bars(data / "week04-loader-0.csv"), "ms"));
+  write(dir, "week04-loader-2.svg",
+        draw::timeline_svg("num_workers 2, prefetch_factor 2: workers load ahead, the loop trains in order",
+                           read_bars(data / "week04-loader-2.csv"), "ms"));
 
   // Week 5: the example program's two runs on the kit's subset, measured and committed as CSV.
   write(dir, "week05-mlp-curves.svg",

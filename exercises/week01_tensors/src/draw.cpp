@@ -149,4 +149,50 @@ std::string layout_svg(const std::vector<Named>& tensors) {
   return svg.str();
 }
 
+std::string timeline_svg(const std::string& title, const std::vector<Bar>& bars, const std::string& unit) {
+  KINDLING_CHECK(!bars.empty(), "timeline_svg: no bars");
+  std::vector<std::string> lanes;
+  double t0 = bars.front().start, t1 = bars.front().end;
+  for (const Bar& b : bars) {
+    KINDLING_CHECK(b.end >= b.start, "timeline_svg: a bar ends (", b.end, ") before it starts (", b.start, ")");
+    if (std::find(lanes.begin(), lanes.end(), b.lane) == lanes.end()) lanes.push_back(b.lane);
+    t0 = std::min(t0, b.start);
+    t1 = std::max(t1, b.end);
+  }
+  constexpr int kLabelW = 90, kPlotW = 640, kLaneH = 30, kTop = 34;
+  const double span = t1 > t0 ? t1 - t0 : 1.0;
+  const auto x_of = [&](double t) { return kLabelW + (t - t0) / span * kPlotW; };
+  const int height = kTop + static_cast<int>(lanes.size()) * kLaneH + 40;
+  std::ostringstream svg;
+  svg << std::fixed << std::setprecision(1);
+  const int width = std::max(kLabelW + kPlotW + 50, 2 * kMargin + static_cast<int>(title.size()) * 8);
+  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height
+      << "\" font-family=\"monospace\">\n";
+  svg << "  <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  text(svg, kMargin, 20, title);
+  for (std::size_t i = 0; i < lanes.size(); ++i) text(svg, kMargin, kTop + static_cast<int>(i) * kLaneH + 19, lanes[i]);
+  for (const Bar& b : bars) {
+    const auto lane = std::find(lanes.begin(), lanes.end(), b.lane) - lanes.begin();
+    const double x = x_of(b.start), w = std::max(1.0, x_of(b.end) - x);
+    const int y = kTop + static_cast<int>(lane) * kLaneH + 3;
+    svg << "  <rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << w << "\" height=\"" << kLaneH - 6 << "\" fill=\""
+        << (b.group < 0 ? std::string("#e5e5e5") : "hsl(" + std::to_string((b.group * 47) % 360) + ", 65%, 78%)")
+        << "\" stroke=\"#555\"/>\n";
+    svg << "  <text x=\"" << x + w / 2 << "\" y=\"" << y + 16 << "\" text-anchor=\"middle\" font-size=\"11\">"
+        << escape(b.label) << "</text>\n";
+  }
+  const int axis = kTop + static_cast<int>(lanes.size()) * kLaneH + 6;
+  svg << "  <line x1=\"" << kLabelW << "\" y1=\"" << axis << "\" x2=\"" << kLabelW + kPlotW << "\" y2=\"" << axis
+      << "\" stroke=\"#555\"/>\n";
+  for (int k = 0; k <= 4; ++k) {
+    const double t = t0 + span * k / 4;
+    std::ostringstream v;
+    v << std::setprecision(3) << t;
+    svg << "  <text x=\"" << x_of(t) << "\" y=\"" << axis + 16 << "\" text-anchor=\"middle\" font-size=\"11\">"
+        << escape(v.str() + (k == 4 ? " " + unit : "")) << "</text>\n";
+  }
+  svg << "</svg>\n";
+  return svg.str();
+}
+
 }  // namespace kindling::draw

@@ -84,5 +84,18 @@ TEST(EngineDraw, RefusesWhatItCannotDraw) {
   }
 }
 
+TEST(EngineDraw, ATimelineHasALanePerNameAndABarPerEntry) {
+  const std::vector<draw::Bar> bars{
+      {"worker 0", 0, 2, "i0", 0}, {"worker 1", 1, 3, "i1", 1}, {"loop", 2, 5, "b0", 0}, {"loop", 0, 2, "wait", -1}};
+  const std::string svg = draw::timeline_svg("two workers", bars, "ms");
+  EXPECT_TRUE(well_formed(svg));
+  EXPECT_EQ(count(svg, "<rect"), 1u + 4);
+  EXPECT_NE(svg.find(">worker 1<"), std::string::npos);
+  EXPECT_NE(svg.find(">5 ms<"), std::string::npos) << svg;  // the axis ends at the last bar's end
+  EXPECT_NE(svg.find("#e5e5e5"), std::string::npos);        // a negative group is grey
+  EXPECT_THROW((void)draw::timeline_svg("t", {}, "ms"), Error);
+  EXPECT_THROW((void)draw::timeline_svg("t", {{"x", 3, 2, "backwards", 0}}, "ms"), Error);
+}
+
 }  // namespace
 }  // namespace kindling

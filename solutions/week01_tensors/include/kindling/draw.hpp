@@ -33,4 +33,20 @@ inline constexpr std::int64_t kMaxDrawnElements = 64;
 /// kMaxDrawnElements elements. Deterministic: the same tensors give the same bytes.
 std::string layout_svg(const std::vector<Named>& tensors);
 
+/// One bar of a timeline: `lane` is its row (by name, rows in order of first appearance), from
+/// `start` to `end` (any unit, the same for all bars), with a short `label` inside and a colour
+/// chosen by `group` (bars of one group share a colour: the same batch in the worker that loads it
+/// and in the loop that trains on it).
+struct Bar {
+  std::string lane;   ///< the row it is drawn in ("worker 0", "loop")
+  double start = 0;   ///< where it starts
+  double end = 0;     ///< where it ends (>= start)
+  std::string label;  ///< a few characters drawn inside ("b3")
+  int group = 0;      ///< its colour (negative: grey, for waiting)
+};
+
+/// An SVG timeline (a Gantt chart) of `bars`, with `title` above and an axis in `unit` below.
+/// Throws kindling::Error for no bars or a bar that ends before it starts. Deterministic.
+std::string timeline_svg(const std::string& title, const std::vector<Bar>& bars, const std::string& unit);
+
 }  // namespace kindling::draw
