@@ -26,6 +26,8 @@
 #include <kindling/nn.hpp>
 #include <kindling/training.hpp>
 
+#include "train_steps.hpp"
+
 using namespace kindling;
 
 namespace {
@@ -39,25 +41,13 @@ void add_threads(benchmark::State& state) {
 #endif
 }
 
-// `steps` training steps of `model` on batches of `x`, `y`.
-void train_steps(nn::Module& model, optim::Optimizer& opt, const Tensor& x, const Tensor& y, std::int64_t batch) {
-  const std::int64_t n = x.size(0);
-  for (std::int64_t start = 0; start + batch <= n; start += batch) {
-    opt.zero_grad();
-    const Tensor loss =
-        nn::functional::cross_entropy(model(x.slice(0, start, start + batch)), y.slice(0, start, start + batch));
-    loss.backward();
-    opt.step();
-  }
-}
-
 void BM_MlpEpoch60k(benchmark::State& state) {
   manual_seed(5);
   const Tensor x = rand({60000, 784});
   const Tensor y = randint(0, 10, {60000});
   nn::Sequential model(nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10));
   optim::SGD opt(model.parameters(), optim::SGD::Config{.lr = 0.01, .momentum = 0.9});
-  for (auto _ : state) train_steps(model, opt, x, y, 64);
+  for (auto _ : state) bench::train_steps(model, opt, x, y, 64);
   add_threads(state);
 }
 BENCHMARK(BM_MlpEpoch60k)->Unit(benchmark::kMillisecond)->UseRealTime();
@@ -70,7 +60,7 @@ void BM_CnnEpoch6400(benchmark::State& state) {
                        nn::Conv2d(16, 32, 3, nn::Conv2dOptions{.padding = 1}), nn::ReLU(), nn::MaxPool2d(2),
                        nn::Flatten(), nn::Linear(32 * 7 * 7, 10));
   optim::SGD opt(model.parameters(), optim::SGD::Config{.lr = 0.01, .momentum = 0.9});
-  for (auto _ : state) train_steps(model, opt, x, y, 64);
+  for (auto _ : state) bench::train_steps(model, opt, x, y, 64);
   add_threads(state);
 }
 BENCHMARK(BM_CnnEpoch6400)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -1,9 +1,10 @@
 // kindling-figures DIR DATA: draws the lectures' concept figures with the engine's own drawing code
-// (<kindling/draw.hpp>, <kindling/draw_graph.hpp>, week 5's train::curves_svg) into DIR; the week-5
-// curves come from the measured runs committed in DATA (lectures/figures/data). tools/draw-figures writes them into
-// lectures/figures/ (and renders the .dot files with Graphviz where it is installed); the test
-// kit.figures draws them again into a temporary folder and fails when one differs from the file
-// committed, so a figure cannot drift from what the engine draws now.
+// (<kindling/draw.hpp>, <kindling/draw_graph.hpp>, week 5's train::curves_svg) into DIR; the week-4
+// timelines and week-5 curves come from measured runs committed in DATA (lectures/figures/data).
+// tools/draw-figures writes them into lectures/figures/ (and renders the .dot files with Graphviz
+// where it is installed); the test kit.figures draws them again into a temporary folder and fails
+// when one differs from the file committed, so a figure cannot drift from what the engine draws now.
+// `kindling-figures --record-loader DATA` measures week 4's two loader runs again.
 
 #include <chrono>
 #include <filesystem>
@@ -28,38 +29,48 @@ void write(const std::filesystem::path& dir, const std::string& name, const std:
   std::ofstream(dir / name, std::ios::binary) << text;
   std::cout << (dir / name).string() << "\n";
 }
-// A run's curves from the CSV that train::curves_csv wrote (lines starting with '#' are comments).
-std::vector<train::CurvePoint> read_curves(const std::filesystem::path& csv) {
+// The data rows of a CSV file, each split at its commas: lines starting with '#' are comments and
+// the first other line is the header. Every row must have `fields` fields.
+std::vector<std::vector<std::string>> csv_rows(const std::filesystem::path& csv, std::size_t fields) {
   std::ifstream in(csv);
   if (!in) throw std::runtime_error("cannot read " + csv.string());
-  std::vector<train::CurvePoint> points;
-  std::string line;
+  std::vector<std::vector<std::string>> rows;
   bool header = true;
-  while (std::getline(in, line)) {
+  for (std::string line; std::getline(in, line);) {
     if (line.empty() || line[0] == '#') continue;
     if (header) {
       header = false;
       continue;
     }
-    std::istringstream fields(line);
-    std::string f;
-    std::vector<double> v;
-    while (std::getline(fields, f, ',')) v.push_back(std::stod(f));
-    if (v.size() != 6) throw std::runtime_error(csv.string() + ": expected 6 fields in '" + line + "'");
+    std::vector<std::string> row;
+    std::istringstream split(line);
+    for (std::string f; std::getline(split, f, ',');) row.push_back(f);
+    if (row.size() != fields)
+      throw std::runtime_error(csv.string() + ": expected " + std::to_string(fields) + " fields in '" + line + "'");
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+// A run's curves from the CSV that train::curves_csv wrote.
+std::vector<train::CurvePoint> read_curves(const std::filesystem::path& csv) {
+  std::vector<train::CurvePoint> points;
+  for (const auto& r : csv_rows(csv, 6)) {
     train::CurvePoint p;
-    p.epoch = static_cast<std::int64_t>(v[0]);
-    p.train.loss = v[1];
-    p.train.accuracy = v[2];
-    p.test.loss = v[3];
-    p.test.accuracy = v[4];
-    p.train.seconds = v[5];
+    p.epoch = std::stoll(r[0]);
+    p.train.loss = std::stod(r[1]);
+    p.train.accuracy = std::stod(r[2]);
+    p.test.loss = std::stod(r[3]);
+    p.test.accuracy = std::stod(r[4]);
+    p.train.seconds = std::stod(r[5]);
     points.push_back(p);
   }
   return points;
 }
-// Week 4's timeline, measured: 8 batches of 2 items through a DataLoader with 2 workers and
-// prefetch_factor 2; each item takes 1-4 ms to load (so batches finish out of order), the loop
-// trains 3 ms on each batch. Writes lane,start_ms,end_ms,label,group per bar.
+
+// Week 4's timeline, measured: 8 batches of 2 items through a DataLoader with `workers` workers
+// (prefetch_factor 2 with workers); each item takes 1-4 ms to load, the loop trains 3 ms on each
+// batch. Writes lane,start_ms,end_ms,label,group per bar.
 void record_loader(const std::filesystem::path& csv, std::int64_t workers) {
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -112,27 +123,11 @@ void record_loader(const std::filesystem::path& csv, std::int64_t workers) {
     out << b.lane << "," << b.start << "," << b.end << "," << b.label << "," << b.group << "\n";
 }
 
+// A timeline that record_loader wrote.
 std::vector<draw::Bar> read_bars(const std::filesystem::path& csv) {
-  std::ifstream in(csv);
-  if (!in) throw std::runtime_error("cannot read " + csv.string());
   std::vector<draw::Bar> bars;
-  std::string line;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    if (header) {
-      header = false;
-      continue;
-    }
-    std::istringstream fields(line);
-    std::string lane, start, end, label, group;
-    std::getline(fields, lane, ',');
-    std::getline(fields, start, ',');
-    std::getline(fields, end, ',');
-    std::getline(fields, label, ',');
-    std::getline(fields, group, ',');
-    bars.push_back({lane, std::stod(start), std::stod(end), label, std::stoi(group)});
-  }
+  for (const auto& r : csv_rows(csv, 5))
+    bars.push_back({r[0], std::stod(r[1]), std::stod(r[2]), r[3], std::stoi(r[4])});
   return bars;
 }
 }  // namespace

@@ -32,6 +32,7 @@
 #include <kindling/optim.hpp>
 #include <kindling/training.hpp>
 
+#include "../train_steps.hpp"
 #include "task_kernels.hpp"
 
 namespace {
@@ -57,31 +58,37 @@ bool skip_without_gpu(benchmark::State& state) {
   return true;
 }
 
-// Times `work` on the default stream with CUDA events: one warm-up, then per iteration kRuns runs
-// between two events (as tools/bench/week06_torch_gpu.py times PyTorch), so that the host's work to
-// issue a run overlaps the device's previous one. Returns the mean seconds per run, which is also
-// each iteration's reported time.
-constexpr int kRuns = 10;
-double time_on_device(benchmark::State& state, const std::function<void()>& work) {
+// Seconds per run of `work`, timed on the default stream by two CUDA events around `runs` runs
+// (the host issues the next run while the device runs this one).
+double seconds_per_run(const std::function<void()>& work, int runs) {
   cudaEvent_t start = nullptr, stop = nullptr;
   check(cudaEventCreate(&start), "cudaEventCreate");
   check(cudaEventCreate(&stop), "cudaEventCreate");
-  double total = 0;
-  work();
-  check(cudaDeviceSynchronize(), "warm-up");
-  for (auto _ : state) {
-    check(cudaEventRecord(start, nullptr), "cudaEventRecord");
-    for (int run = 0; run < kRuns; ++run) work();
-    check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-    state.SetIterationTime(ms / 1e3 / kRuns);
-    total += ms / 1e3 / kRuns;
-  }
-  check(cudaGetLastError(), "a kernel");
+  check(cudaEventRecord(start, nullptr), "cudaEventRecord");
+  for (int run = 0; run < runs; ++run) work();
+  check(cudaEventRecord(stop, nullptr), "cudaEventRecord");
+  check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
+  return ms / 1e3 / runs;
+}
+
+// Times `work` with CUDA events: one warm-up, then per iteration kRuns runs between two events (as
+// tools/bench/week06_torch_gpu.py times PyTorch). Returns the mean seconds per run, which is also
+// each iteration's reported time.
+constexpr int kRuns = 10;
+double time_on_device(benchmark::State& state, const std::function<void()>& work) {
+  work();
+  check(cudaDeviceSynchronize(), "warm-up");
+  double total = 0;
+  for (auto _ : state) {
+    const double seconds = seconds_per_run(work, kRuns);
+    state.SetIterationTime(seconds);
+    total += seconds;
+  }
+  check(cudaGetLastError(), "a kernel");
   return state.iterations() > 0 ? total / static_cast<double>(state.iterations()) : 0.0;
 }
 
@@ -104,18 +111,9 @@ double seconds_of_cublas(int n) {  // one cuBLAS product of n x n fp32, the mean
     cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, in(b), n, in(a), n, &zero, out(c), n);
   };
   run();
-  cudaDeviceSynchronize();
-  cudaEvent_t s = nullptr, e = nullptr;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  cudaEventRecord(s, nullptr);
-  for (int i = 0; i < 10; ++i) run();
-  cudaEventRecord(e, nullptr);
-  cudaEventSynchronize(e);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, s, e);
+  check(cudaDeviceSynchronize(), "warm-up");
+  cached = seconds_per_run(run, 10);
   cublasDestroy(h);
-  cached = ms / 1e3 / 10;
   return cached;
 }
 
@@ -186,18 +184,10 @@ double copy_bytes_per_second() {  // a device-to-device copy of kElems floats, b
   if (cached > 0) return cached;
   const Tensor x = cuda_rand({kElems}), y = cuda_empty({kElems});
   const auto bytes = static_cast<std::size_t>(kElems) * sizeof(float);
-  cudaMemcpy(out(y), in(x), bytes, cudaMemcpyDeviceToDevice);
-  cudaDeviceSynchronize();
-  cudaEvent_t s = nullptr, e = nullptr;
-  cudaEventCreate(&s);
-  cudaEventCreate(&e);
-  cudaEventRecord(s, nullptr);
-  for (int i = 0; i < 20; ++i) cudaMemcpyAsync(out(y), in(x), bytes, cudaMemcpyDeviceToDevice, nullptr);
-  cudaEventRecord(e, nullptr);
-  cudaEventSynchronize(e);
-  float ms = 0;
-  cudaEventElapsedTime(&ms, s, e);
-  cached = 2.0 * static_cast<double>(bytes) * 20 / (ms / 1e3);
+  const auto copy = [&] { cudaMemcpyAsync(out(y), in(x), bytes, cudaMemcpyDeviceToDevice, nullptr); };
+  copy();
+  check(cudaDeviceSynchronize(), "warm-up");
+  cached = 2.0 * static_cast<double>(bytes) / seconds_per_run(copy, 20);
   return cached;
 }
 
@@ -375,16 +365,10 @@ void BM_AllocFreeRaw(benchmark::State& state) {
 BENCHMARK(BM_AllocFreeRaw)->Arg(4096)->Arg(4 << 20)->Unit(benchmark::kMicrosecond);
 
 // ---- training --------------------------------------------------------------------------------
-// As week05_bench.cpp's BM_MlpEpoch60k and BM_CnnEpoch6400, with the data and the model on the GPU.
+// As week05_bench.cpp's BM_MlpEpoch60k and BM_CnnEpoch6400, with the data and the model on the GPU:
+// the same loop (train_steps.hpp), then a wait for the device.
 void train_steps(nn::Module& model, optim::Optimizer& opt, const Tensor& x, const Tensor& y, std::int64_t batch) {
-  const std::int64_t n = x.size(0);
-  for (std::int64_t start = 0; start + batch <= n; start += batch) {
-    opt.zero_grad();
-    const Tensor loss =
-        nn::functional::cross_entropy(model(x.slice(0, start, start + batch)), y.slice(0, start, start + batch));
-    loss.backward();
-    opt.step();
-  }
+  bench::train_steps(model, opt, x, y, batch);
   cuda::synchronize();
 }
 
