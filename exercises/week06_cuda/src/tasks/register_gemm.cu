@@ -11,9 +11,10 @@
 namespace kindling::cuda {
 
 /// The kernel: block (blockIdx.x, blockIdx.y) computes the kBlockM x kBlockN tile of C at rows
-/// blockIdx.y * kBlockM.., columns blockIdx.x * kBlockN..; thread t of it accumulates a
-/// kThreadM x kThreadN block of that tile in registers (a local array the compiler keeps in
-/// registers when its indices are known at compile time).
+/// blockIdx.y * kBlockM.., columns blockIdx.x * kBlockN..; each thread of it accumulates
+/// kThreadM x kThreadN outputs of that tile in registers (a local array the compiler keeps in
+/// registers when its indices are known at compile time). Which outputs a thread owns is yours to
+/// choose: a block of neighbours, or rows and columns spread across the tile.
 __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m,
                                                int k, int n) {
   // BEGIN TASK week06.register_gemm (replace the stub below with your code)

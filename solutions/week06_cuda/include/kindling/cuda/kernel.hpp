@@ -13,6 +13,9 @@
 /// Dynamic shared memory: `KINDLING_DYNAMIC_SHARED(float, buf);` inside the kernel (under
 /// nvcc `extern __shared__ float buf[];`, in the simulator a checked pointer to the block's
 /// `config.shared_bytes`).
+///
+/// `KINDLING_UNROLL` before a loop whose trip count is known at compile time asks nvcc to unroll
+/// it (`#pragma unroll`); the simulator's build ignores it.
 
 #include <kindling/cuda/launch_config.hpp>
 
@@ -42,6 +45,8 @@ void launch(const LaunchConfig& config, Args... args) {
 }  // namespace kindling::cuda
 
 #define KINDLING_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#define KINDLING_UNROLL _Pragma("unroll")
 #else
 #include <kindling/cuda/sim.hpp>
+#define KINDLING_UNROLL
 #endif
