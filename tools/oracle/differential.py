@@ -9,6 +9,11 @@ grader/tests/week02/differential_test.cpp replays with no Python:
   each a list of steps over float32 inputs, then loss = (result * weight).sum() and
   backward. Recorded: the result, every input's gradient, and every step's
   grad_fn.name().
+- "double": second derivatives. Random graphs as above, replayed in float64; with
+  loss = (result * weight).sum(), g = autograd.grad(loss, inputs, create_graph=True) and
+  s = sum_i (g_i * u_i).sum() for fixed directions u_i, recorded: each g_i and the
+  Hessian-vector products autograd.grad(s, inputs) (zeros where an input is unused or
+  s is constant), which is what a backward recorded with create_graph gives.
 - "inplace": every combination of an in-place write scenario (what is written: a
   saved output, a saved input, a leaf; through which view; with which op; under
   no_grad or not; with the written tensor's handles alive or dropped before
@@ -199,6 +204,34 @@ def random_graph(seed):
             "result": tensor_json(x), "grads": [tensor_json(t.grad) for t in inputs]}
 
 
+# ---- second derivatives ------------------------------------------------------------------------------------------
+def direction(shape, k):
+    n = 1
+    for d in shape:
+        n *= d
+    return torch.sin(torch.arange(n, dtype=torch.float64) * 0.7 + k).reshape(shape)
+
+
+def double_graph(seed):
+    g = random_graph(seed)
+    inputs = [torch.tensor(t["values"], dtype=torch.float64).reshape(t["sizes"]).requires_grad_() for t in g["inputs"]]
+    x = inputs[0]
+    for step in g["steps"]:
+        other = inputs[step["other"]] if "other" in step else None
+        x = apply(step["op"], step["args"], x, other)
+    weight = torch.cos(torch.arange(x.numel(), dtype=torch.float64)).reshape(x.shape)
+    grads = torch.autograd.grad((x * weight).sum(), inputs, create_graph=True, allow_unused=True)
+    s = sum((gi * direction(gi.shape, i)).sum() for i, gi in enumerate(grads) if gi is not None)
+    if isinstance(s, torch.Tensor) and s.requires_grad:
+        hvp = torch.autograd.grad(s, inputs, allow_unused=True)
+    else:
+        hvp = [None] * len(inputs)
+    zeros = [torch.zeros_like(t) for t in inputs]
+    return {"seed": seed, "inputs": g["inputs"], "steps": g["steps"],
+            "grads": [tensor_json(gi if gi is not None else z) for gi, z in zip(grads, zeros)],
+            "hvp": [tensor_json(h if h is not None else z) for h, z in zip(hvp, zeros)]}
+
+
 # ---- in-place scenarios -----------------------------------------------------------------------------------------
 def ramp23():
     return (torch.arange(6, dtype=torch.float32).reshape(2, 3) / 7 - 0.4).requires_grad_()
@@ -239,8 +272,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--graphs", type=int, default=300, help="how many random graphs")
     parser.add_argument("--seed", type=int, default=1300, help="the first graph's seed")
+    parser.add_argument("--double", type=int, default=200, help="how many graphs for second derivatives")
     opts = parser.parse_args()
     graphs = [random_graph(opts.seed + i) for i in range(opts.graphs)]
+    double = [double_graph(opts.seed + 10000 + i) for i in range(opts.double)]
     inplace = [inplace_scenario(base, op, target, view, write, no_grad, drop)
                for base in ("leaf", "nonleaf")
                for op in ("exp", "sigmoid", "tanh", "relu", "square", "scale")
@@ -250,10 +285,10 @@ def main():
                for no_grad in (False, True)
                for drop in (False, True)]
     with open(OUT, "w") as f:
-        json.dump({"torch": torch.__version__, "graphs": graphs, "inplace": inplace}, f, indent=None)
+        json.dump({"torch": torch.__version__, "graphs": graphs, "double": double, "inplace": inplace}, f, indent=None)
         f.write("\n")
     raised = sum(1 for s in inplace if s["raises_at"])
-    print(f"wrote {len(graphs)} graphs and {len(inplace)} in-place scenarios ({raised} raise) to",
+    print(f"wrote {len(graphs)} graphs, {len(double)} second-derivative graphs and {len(inplace)} in-place scenarios ({raised} raise) to",
           os.path.normpath(OUT))
 
 

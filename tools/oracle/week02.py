@@ -394,6 +394,109 @@ _xg = torch.tensor([0.3, 1.7, 2.9], dtype=torch.float64, requires_grad=True)
 torch.pow(_xg, 0.1).sum().backward()
 cases["scalar_f64_pow_grad"] = values(_xg.grad)
 
+# ---- double backward (grad.hpp) and custom functions (custom_function.hpp) ----------------------------------------
+def d(*shape, scale=7.0, shift=1.5):
+    """ramp()'s values computed in float64, a leaf that requires grad."""
+    n = 1
+    for s in shape:
+        n *= s
+    return (torch.arange(n, dtype=torch.float64).reshape(shape) / scale - shift).requires_grad_()
+
+
+def dir64(shape, k=0.0):
+    """A fixed direction: cos(0.7 i + k) over the elements, float64."""
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.cos(torch.arange(n, dtype=torch.float64) * 0.7 + k).reshape(shape)
+
+
+_x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+_g, = torch.autograd.grad(_x.pow(3).sum(), _x, create_graph=True)
+cases["double_pow3"] = {"first": values(_g.detach()), "first_name": _g.grad_fn.name(),
+                        "second": values(torch.autograd.grad(_g.sum(), _x)[0])}
+
+_x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+(_x ** 3).sum().backward(create_graph=True)
+_name1 = _x.grad.grad_fn.name()
+(_x ** 3).sum().backward(create_graph=True)
+_second, = torch.autograd.grad(_x.grad.sum(), _x)
+cases["double_backward_grad"] = {"first_name": _name1, "second_name": _x.grad.grad_fn.name(),
+                                 "grad": values(_x.grad.detach()), "second": values(_second)}
+
+# A Hessian-vector product: a two-layer tanh network's loss, its gradient recorded, dotted with v.
+_w1, _b1, _w2, _in = d(4, 3), d(4, scale=5.0), d(2, 4, scale=3.0, shift=0.5), d(5, 3, scale=4.0)
+_loss = ((_in.mm(_w1.t()) + _b1).tanh().mm(_w2.t())).pow(2).mean()
+_grads = torch.autograd.grad(_loss, [_w1, _b1, _w2], create_graph=True)
+_dot = sum((g * dir64(g.shape, k)).sum() for k, g in enumerate(_grads))
+_hv = torch.autograd.grad(_dot, [_w1, _b1, _w2])
+cases["double_hvp"] = {"w1": values(_hv[0]), "b1": values(_hv[1]), "w2": values(_hv[2]),
+                       "grad_w1": values(_grads[0].detach())}
+
+# A gradient penalty (WGAN-GP): the critic's gradient norm at the inputs pushed towards 1.
+_w, _pts = d(3, 4, scale=6.0), d(5, 4, scale=9.0, shift=0.3)
+_critic = (_pts.mm(_w.t())).tanh().sum()
+_gx, = torch.autograd.grad(_critic, _pts, create_graph=True)
+_penalty = ((_gx * _gx).sum(1).sqrt() - 1).pow(2).mean()
+_penalty.backward()
+cases["double_penalty"] = {"penalty": values(_penalty.detach()), "w_grad": values(_w.grad)}
+
+_x = d(3)
+cases["grad_unused"] = error(lambda: torch.autograd.grad((_x * 2).sum(), [_x, d(2)]))
+cases["grad_not_requiring"] = error(lambda: torch.autograd.grad((_x * 2).sum(), [torch.ones(2)]))
+cases["grad_count"] = error(lambda: torch.autograd.grad([(_x * 2).sum(), (_x * 3).sum()], [_x],
+                                                          [torch.tensor(1.0, dtype=torch.float64)]))
+_unused = torch.autograd.grad((_x * 2).sum(), [_x, d(2)], allow_unused=True)
+cases["grad_allow_unused"] = {"first": values(_unused[0]), "second_is_none": _unused[1] is None}
+
+
+class LinearFunction(torch.autograd.Function):
+    """LibTorch's documented example (torch/csrc/api docs), in Python."""
+
+    @staticmethod
+    def forward(ctx, input, weight, bias):
+        ctx.save_for_backward(input, weight, bias)
+        return input.mm(weight.t()) + bias.unsqueeze(0).expand(input.shape[0], weight.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, weight, bias = ctx.saved_tensors
+        return grad_output.mm(weight), grad_output.t().mm(input), grad_output.sum(0)
+
+
+class MulConstant(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, constant):
+        ctx.constant = constant
+        return x * constant
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return grad_output * ctx.constant, None
+
+
+_in, _wt, _bias = d(4, 3), d(2, 3, scale=5.0), d(2, scale=3.0)
+_out = LinearFunction.apply(_in, _wt, _bias)
+_out.backward(dir64([4, 2]))
+_y = MulConstant.apply(_in, 5.5)
+_yg, = torch.autograd.grad(_y.pow(2).sum(), _in, create_graph=True)
+_yg2, = torch.autograd.grad(_yg.sum(), _in)
+cases["custom_function"] = {"linear_out": values(_out.detach()), "linear_grad_input": values(_in.grad),
+                            "linear_grad_weight": values(_wt.grad), "linear_grad_bias": values(_bias.grad),
+                            "mul_out": values(_y.detach()), "mul_grad": values(_yg.detach()),
+                            "mul_second": values(_yg2)}
+
+
+def custom_saved_then_modified():
+    a = d(3)
+    b = a * 1  # a non-leaf input
+    out = LinearFunction.apply(b.view(1, 3), d(2, 3), d(2))
+    b.add_(1)
+    out.sum().backward()
+
+
+cases["custom_saved_modified"] = error(custom_saved_then_modified)
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
 print("wrote", len(cases), "cases to", os.path.normpath(OUT))

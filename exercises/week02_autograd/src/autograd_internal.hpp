@@ -1,7 +1,10 @@
 #pragma once
 // Private pieces of week 2 shared by its source files.
 
+#include <functional>
 #include <span>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <kindling/autograd.hpp>
 
@@ -23,6 +26,50 @@ Edge gradient_edge(const Tensor& t);
 /// Makes `node` the history of `t` (a fresh result or an in-place target).
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node);
 
+/// What the running backward pass was asked for (set by backward() and grad(), read by
+/// call_node): whether to record the formulas (create_graph), and for grad() which nodes'
+/// gradients to capture and which nodes to run at all.
+struct GradCapture {
+  std::unordered_map<const Node*, std::vector<std::size_t>> at;  ///< an input's node -> its indices
+  std::unordered_set<const Node*> through;                       ///< nodes that lead to an input: the only ones run
+  TensorList grads;                                              ///< one per input
+};
+struct BackwardContext {
+  bool create_graph = false;
+  GradCapture* capture = nullptr;
+};
+/// This thread's context (a backward inside a hook gets its own, restored afterwards).
+BackwardContext& backward_context();
+
+/// A saved tensor as a formula reads it: unpack(), and under create_graph a node's own
+/// output comes back with that node as its grad_fn (the saved alias has no history, so that
+/// the node does not own itself), so that derivatives through it are recorded.
+Tensor unpack_saved(const SavedVariable& saved, Node& node);
+
+/// A node whose backward is a function (the second derivatives of the formulas that are not
+/// written in recorded operations: index scatters, strided scatters).
+class LambdaNode final : public Node {
+ public:
+  using Fn = std::function<TensorList(const Tensor&)>;
+  LambdaNode(std::string name, const TensorList& inputs, const Tensor& out, Fn fn);
+  std::string name() const override { return name_; }
+  TensorList apply(const Tensor& grad) override { return fn_(grad); }
+
+ private:
+  std::string name_;
+  Fn fn_;  // must own no tensor with a history (see Node's note)
+};
+
+/// Under create_graph: `out`, computed from `inputs` without recording, gets a LambdaNode
+/// with backward `fn` when one of `inputs` requires grad. Returns `out`.
+Tensor attach_backward(Tensor out, std::string name, const TensorList& inputs, LambdaNode::Fn fn);
+
+/// Under create_graph: each defined gradient in `grads` that a node computed without
+/// recording (its kernels are not week-1 operations) gets a node that refuses to be
+/// differentiated, when one of `inputs` (the incoming gradient, the saved tensors) requires
+/// grad: "the derivative for 'NAME' is not implemented." (PyTorch's words for such a formula).
+void refuse_double_backward(TensorList& grads, const std::string& name, const TensorList& inputs);
+
 /// Sizes, strides and offset of a tensor, as a view node remembers them.
 struct Geometry {
   Shape sizes, strides;
@@ -32,7 +79,9 @@ struct Geometry {
 
 /// The gradient of a view's input, given the gradient of the view: elements the
 /// view shows get their gradient, the others zero (expand sums, as it must).
-Tensor view_backward(const Tensor& grad, const Geometry& input, const Geometry& view, ScalarType dtype);
+/// `name`: the view node's (its second derivative's node is named after it).
+Tensor view_backward(const Tensor& grad, const Geometry& input, const Geometry& view, ScalarType dtype,
+                     const std::string& name = "AsStridedBackward0");
 
 /// A node for a view: ViewBackward0, TransposeBackward0, ..., AsStridedBackward0.
 class ViewNode final : public Node {

@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <span>
+#include <string>
+#include <unordered_map>
 
 #include "autograd_internal.hpp"
 #include "internal.hpp"
@@ -66,7 +69,7 @@ ViewNode::ViewNode(std::string name, Edge input, Geometry in, const Tensor& view
   set_output(view);  // a view's dtype is its input's
 }
 
-TensorList ViewNode::apply(const Tensor& grad) { return {view_backward(grad, in_, out_, output_dtype())}; }
+TensorList ViewNode::apply(const Tensor& grad) { return {view_backward(grad, in_, out_, output_dtype(), name_)}; }
 
 namespace {
 bool contiguous_geometry(const Geometry& g) { return is_contiguous(g.sizes, g.strides); }
@@ -123,7 +126,94 @@ void scatter_add(T* buffer, const Tensor& grad, const Geometry& g) {
 }
 }  // namespace
 
-Tensor view_backward(const Tensor& grad, const Geometry& in, const Geometry& view, ScalarType dtype) {
+namespace {
+// The second derivative of a strided scatter (create_graph): the scatter's adjoint reads, for
+// each element of the view, the input element at the same storage offset. As an index list
+// into the input's elements in row-major order, so that index_select (recorded) does it.
+Tensor gather_index(const Geometry& in, const Geometry& view) {
+  std::unordered_map<std::int64_t, std::int64_t> position;  // storage offset -> flat index in `in`
+  const std::int64_t n_in = numel_of(in.sizes);
+  Shape index(in.sizes.size(), 0);
+  for (std::int64_t i = 0; i < n_in; ++i) {
+    position.emplace(index_to_offset(index, in.strides, in.offset), i);
+    for (auto d = static_cast<std::int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < in.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  const std::int64_t n_view = numel_of(view.sizes);
+  std::vector<std::int64_t> flat(static_cast<std::size_t>(n_view));
+  Shape at(view.sizes.size(), 0);
+  for (std::int64_t i = 0; i < n_view; ++i) {
+    flat[static_cast<std::size_t>(i)] = position.at(index_to_offset(at, view.strides, view.offset));
+    for (auto d = static_cast<std::int64_t>(at.size()) - 1; d >= 0; --d) {
+      if (++at[d] < view.sizes[d]) break;
+      at[d] = 0;
+    }
+  }
+  return tensor(flat, TensorOptions(kInt64));
+}
+
+// For an input that repeats elements: entry (k, j) is 1 / c when input element j (row-major)
+// sits at the storage offset of view element k and c input elements share that offset.
+Tensor sharing_matrix(const Geometry& in, const Geometry& view, ScalarType dtype) {
+  std::unordered_map<std::int64_t, std::vector<std::int64_t>> at;  // offset -> input elements there
+  const std::int64_t n_in = numel_of(in.sizes);
+  Shape index(in.sizes.size(), 0);
+  for (std::int64_t i = 0; i < n_in; ++i) {
+    at[index_to_offset(index, in.strides, in.offset)].push_back(i);
+    for (auto d = static_cast<std::int64_t>(index.size()) - 1; d >= 0; --d) {
+      if (++index[d] < in.sizes[d]) break;
+      index[d] = 0;
+    }
+  }
+  const std::int64_t n_view = numel_of(view.sizes);
+  std::vector<double> m(static_cast<std::size_t>(n_view * n_in), 0.0);
+  Shape k_at(view.sizes.size(), 0);
+  for (std::int64_t k = 0; k < n_view; ++k) {
+    const auto& js = at.at(index_to_offset(k_at, view.strides, view.offset));
+    for (std::int64_t j : js) m[static_cast<std::size_t>(k * n_in + j)] = 1.0 / static_cast<double>(js.size());
+    for (auto d = static_cast<std::int64_t>(k_at.size()) - 1; d >= 0; --d) {
+      if (++k_at[d] < view.sizes[d]) break;
+      k_at[d] = 0;
+    }
+  }
+  return tensor(m, TensorOptions(kFloat64)).view({n_view, n_in}).to(dtype);
+}
+}  // namespace
+
+Tensor view_backward(const Tensor& grad, const Geometry& in, const Geometry& view, ScalarType dtype,
+                     const std::string& name) {
+  if (GradMode::is_enabled() && grad.requires_grad() &&
+      !(contiguous_geometry(in) && contiguous_geometry(view) && in.offset == view.offset &&
+        numel_of(in.sizes) == numel_of(view.sizes)) &&
+      !as_permutation(in, view)) {
+    // create_graph, through a scatter that is not recorded: compute it as usual, and give the
+    // result the scatter's own derivative (PyTorch's SliceBackwardBackward0 and the like).
+    Tensor out;
+    {
+      AutoGradMode off(false);
+      out = view_backward(grad, in, view, dtype, name);
+    }
+    std::string base = name;
+    while (!base.empty() && std::isdigit(static_cast<unsigned char>(base.back()))) base.pop_back();
+    const Shape view_sizes = view.sizes;
+    if (may_overlap(in.sizes, in.strides)) {
+      // The input repeats elements (it was expanded), and the scatter shared each stored
+      // gradient among the elements that show it: its adjoint averages them back. As a
+      // matrix (view elements x input elements), so that mm (recorded) does it.
+      const Tensor shared = sharing_matrix(in, view, dtype);
+      return autograd::detail::attach_backward(out, base + "Backward0", {grad},
+                                               [shared, view_sizes](const Tensor& g) -> TensorList {
+                                                 return {shared.mm(g.reshape({-1, 1})).view(view_sizes)};
+                                               });
+    }
+    const Tensor index = gather_index(in, view);
+    return autograd::detail::attach_backward(
+        out, base + "Backward0", {grad}, [index, view_sizes](const Tensor& g) -> TensorList {
+          return {kindling::index_select(g.reshape({-1}), 0, index).view(view_sizes)};
+        });
+  }
   // Fast paths: a reshape of contiguous memory, or a permutation of dims.
   if (contiguous_geometry(in) && contiguous_geometry(view) && in.offset == view.offset &&
       numel_of(in.sizes) == numel_of(view.sizes))
@@ -201,10 +291,16 @@ TensorList CopySlices::apply(const Tensor& grad) {
   const Tensor slice = result.as_strided(view_.sizes, view_.strides, view_.offset - base_.offset);
   TensorList res = fn_->apply(slice.clone());
   TensorList out(num_inputs());
-  if (!res.empty() && res[0].defined())
+  if (GradMode::is_enabled()) {  // create_graph: the same writes, recorded
+    if (!res.empty() && res[0].defined())
+      slice.copy_(sum_to_size(res[0], view_.sizes));
+    else
+      slice.zero_();
+  } else if (!res.empty() && res[0].defined()) {
     kindling::detail::copy(slice, sum_to_size(res[0], view_.sizes));
-  else
+  } else {
     kindling::detail::fill(slice, 0);
+  }
   out[0] = result;
   for (std::size_t i = 1; i < out.size() && i < res.size(); ++i) out[i] = res[i];
   return out;

@@ -21,12 +21,16 @@ class FunctionNode final : public autograd::Node {
   TensorList apply(const Tensor& grad) override {
     TensorList saved;
     saved.reserve(saved_.size());
-    for (const auto& s : saved_) saved.push_back(s.unpack(*this));
+    for (const auto& s : saved_) saved.push_back(autograd::detail::unpack_saved(s, *this));
     std::vector<bool> needs(num_inputs());
     for (std::size_t i = 0; i < needs.size(); ++i) needs[i] = needs_input_grad(i);
     TensorList grads = backward_(grad, saved, needs);
     for (std::size_t i = 0; i < grads.size(); ++i)
       if (!needs_input_grad(i)) grads[i] = Tensor();
+    // These kernels are not recorded operations: under create_graph their gradients refuse
+    // to be differentiated again instead of passing for constants.
+    saved.push_back(grad);
+    autograd::detail::refuse_double_backward(grads, name_, saved);
     return grads;
   }
 

@@ -142,6 +142,54 @@ TEST(Differential, RandomGraphs) {
   EXPECT_EQ(failed, 0) << failed << " of " << graphs.size() << " graphs differ from PyTorch (first 10 shown)";
 }
 
+// Second derivatives: the same kind of graphs in float64; the gradient is recorded
+// (create_graph) and differentiated again along fixed directions (Hessian-vector products).
+TEST(Differential, SecondDerivatives) {
+  const json& graphs = data().at("double");
+  ASSERT_GE(graphs.size(), 200u);
+  int failed = 0;
+  for (const json& g : graphs) {
+    std::ostringstream problems;
+    try {
+      std::vector<Tensor> inputs;
+      for (const json& in : g.at("inputs")) {
+        Tensor t = from_json(in, false).to(kFloat64);
+        t.requires_grad_();
+        inputs.push_back(t);
+      }
+      Tensor x = inputs.at(0);
+      for (const json& s : g.at("steps")) {
+        const Tensor other = s.contains("other") ? inputs.at(s.at("other").get<std::size_t>()) : Tensor();
+        x = apply(s.at("op").get<std::string>(), s.at("args"), x, other);
+      }
+      const Tensor w = cos(arange(x.numel(), kFloat64)).reshape(x.sizes());
+      const TensorList grads = autograd::grad({(x * w).sum()}, inputs, {}, std::nullopt, true, true);
+      Tensor dot;
+      for (std::size_t i = 0; i < grads.size(); ++i) {
+        const Tensor gi = grads[i].defined() ? grads[i] : zeros_like(inputs[i]);
+        if (const std::string diff = compare(gi, g.at("grads")[i]); !diff.empty())
+          problems << "gradient of input " << i << ": " << diff << "\n";
+        if (!grads[i].defined()) continue;
+        const Tensor u = sin(arange(gi.numel(), kFloat64) * 0.7 + static_cast<double>(i)).reshape(gi.sizes());
+        dot = dot.defined() ? dot + (gi * u).sum() : (gi * u).sum();
+      }
+      TensorList hvp(inputs.size());
+      if (dot.defined() && dot.requires_grad()) hvp = autograd::grad({dot}, inputs, {}, std::nullopt, false, true);
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const Tensor h = hvp[i].defined() ? hvp[i] : zeros_like(inputs[i]);
+        if (const std::string diff = compare(h, g.at("hvp")[i]); !diff.empty())
+          problems << "second derivative (Hessian-vector product) of input " << i << ": " << diff << "\n";
+      }
+    } catch (const std::exception& e) {
+      problems << "threw: " << e.what() << "\n";
+    }
+    if (!problems.str().empty() && ++failed <= 10)
+      ADD_FAILURE() << "graph with seed " << g.at("seed") << "\n  steps " << g.at("steps").dump() << "\n"
+                    << problems.str();
+  }
+  EXPECT_EQ(failed, 0) << failed << " of " << graphs.size() << " graphs differ from PyTorch (first 10 shown)";
+}
+
 TEST(Differential, InPlaceScenarios) {
   const json& scenarios = data().at("inplace");
   ASSERT_EQ(scenarios.size(), 768u);

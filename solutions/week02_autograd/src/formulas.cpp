@@ -214,7 +214,16 @@ void prod_others(const T* x, const T* g, T* out, std::int64_t rows, std::int64_t
   }
 }
 
-Tensor prod_backward(const Tensor& grad, const Tensor& x, const Shape& dims, bool keepdim) {
+Tensor prod_backward(const Tensor& grad, const Tensor& x, const Tensor& result, const Shape& dims, bool keepdim) {
+  if (GradMode::is_enabled() && (grad.requires_grad() || x.requires_grad())) {
+    // create_graph: the product of the others as result / x, in recorded operations. With a
+    // zero among the elements that division is 0/0, and the loop below is not recorded.
+    KINDLING_CHECK(sum(eq(x, 0).to(kFloat64)).item<double>() == 0,
+                   "Kindling: the second derivative of prod() over elements that include a zero is not implemented");
+    const Tensor g = dims.empty() ? grad : unsqueeze_reduced(grad, x.sizes(), dims, keepdim);
+    const Tensor r = dims.empty() ? result : unsqueeze_reduced(result, x.sizes(), dims, keepdim);
+    return g * r / x;
+  }
   // Move the reduced dim last, compute per row, move it back.
   const std::int64_t d = dims.empty() ? -1 : wrap_dim(dims[0], x.dim());
   const Tensor xm = (dims.empty() ? x.reshape({1, -1}) : x.movedim(d, -1)).contiguous();
@@ -234,20 +243,29 @@ Tensor prod_backward(const Tensor& grad, const Tensor& x, const Shape& dims, boo
 // Gradient of max(dim)/min(dim)/index_select: the gradient scattered back to the
 // positions `index` names along `dim`.
 Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, IntArrayRef sizes, bool index_is_list) {
-  Tensor out = zeros(sizes, grad.dtype());
   if (index_is_list) {  // index_select: entry i of the gradient goes to row index[i]
+    Tensor out = zeros(sizes, grad.dtype());
     const auto idx = index.to_vector<std::int64_t>();
-    for (std::size_t i = 0; i < idx.size(); ++i)
-      out.select(dim, idx[i]).add_(grad.select(dim, static_cast<std::int64_t>(i)));
-    return out;
+    {
+      AutoGradMode off(false);
+      for (std::size_t i = 0; i < idx.size(); ++i)
+        out.select(dim, idx[i]).add_(grad.select(dim, static_cast<std::int64_t>(i)));
+    }
+    // Its own derivative (create_graph): the rows it scattered, selected again.
+    return attach_backward(out, "IndexSelectBackwardBackward0", {grad}, [dim, index](const Tensor& g) -> TensorList {
+      return {kindling::index_select(g, dim, index)};
+    });
   }
-  // max(dim): grad and index have the input's shape with dim of size 1.
-  if (!grad.device().is_cpu()) {  // on a device: where(position == index, grad, 0), broadcast along dim
+  // max(dim): grad and index have the input's shape with dim of size 1. On a device, and
+  // when the backward is recorded: where(position == index, grad, 0), broadcast along dim.
+  if (!grad.device().is_cpu() || (GradMode::is_enabled() && grad.requires_grad())) {
     Shape along(sizes.size(), 1);
     along[static_cast<std::size_t>(dim)] = sizes[static_cast<std::size_t>(dim)];
-    const Tensor position = arange(sizes[static_cast<std::size_t>(dim)], kInt64).view(along).cuda();
+    Tensor position = arange(sizes[static_cast<std::size_t>(dim)], kInt64).view(along);
+    if (!grad.device().is_cpu()) position = position.cuda();
     return where(eq(position, index), grad, zeros({}, grad.dtype())).contiguous();
   }
+  Tensor out = zeros(sizes, grad.dtype());
   const Tensor g = grad.movedim(dim, -1).contiguous();
   const Tensor id = index.movedim(dim, -1).contiguous();
   Tensor o = out.movedim(dim, -1).contiguous();
@@ -341,7 +359,7 @@ std::string OpNode::name() const {
 
 TensorList OpNode::apply(const Tensor& grad) {
   std::array<Tensor, kSlots> values;
-  for (std::size_t i = 0; i < saved_.size(); ++i) values[i] = saved_[i].unpack(*this);
+  for (std::size_t i = 0; i < saved_.size(); ++i) values[i] = unpack_saved(saved_[i], *this);
   if (wrapped_slot_ >= 0) {
     KINDLING_CHECK(!wrapped_released_, kFreedGraphMessage);
     values[static_cast<std::size_t>(wrapped_slot_)] = kindling::detail::wrapped_scalar(wrapped_value_, wrapped_dtype_);
@@ -373,9 +391,12 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       Tensor ga, gb;
       // A Scalar exponent's `b - 1` is taken in double, as PyTorch does: two wrapped
       // numbers would compute it in the default dtype (float32), off by 1e-8 for float64.
-      if (need(0))
-        ga = where(eq(b, 0), zeros_like(grad),
-                   grad * b * (b.impl().is_wrapped_number ? pow(a, b.item().to<double>() - 1) : pow(a, b - 1)));
+      if (need(0) && b.impl().is_wrapped_number) {  // PyTorch's Scalar branch: grad * (e * a^(e-1))
+        const double e = b.item().to<double>();
+        ga = e == 0 ? zeros_like(grad) : grad * (pow(a, e - 1) * e);
+      } else if (need(0)) {
+        ga = where(eq(b, 0), zeros_like(grad), grad * b * pow(a, b - 1));
+      }
       if (need(1)) gb = where(logical_not(eq(a, 0)), grad * out * log(a), zeros_like(grad));
       return {ga, gb};
     }
@@ -435,7 +456,7 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       return {unsqueeze_reduced(grad / static_cast<double>(count), sizes, args.dims, args.keepdim).expand(sizes)};
     }
     case Op::Prod:
-      return {prod_backward(grad, a, args.dims, args.keepdim)};
+      return {prod_backward(grad, a, out, args.dims, args.keepdim)};
     case Op::MaxAll:
     case Op::MinAll:
       return {evenly_distribute(grad, a, out)};

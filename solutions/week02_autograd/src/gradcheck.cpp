@@ -4,6 +4,9 @@
 #include <cmath>
 #include <sstream>
 
+#include <kindling/factory.hpp>
+#include <kindling/join.hpp>
+
 #include "autograd_internal.hpp"
 
 namespace kindling::autograd {
@@ -50,8 +53,9 @@ bool gradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorLi
       const Tensor out = f(inputs);
       Tensor seed = zeros(out.sizes(), TensorOptions(out.dtype()).device(out.device()));
       seed.view({-1})[j].fill_(1);
-      if (!out.requires_grad()) continue;  // a constant output: all analytic entries are 0
-      out.backward(seed);
+      // An output that does not require grad has analytic entries 0 (still compared: a backward
+      // that loses its history must not pass for a correct one).
+      if (out.requires_grad()) out.backward(seed);
       const Tensor g = x.grad();
       const std::vector<double> row = g.defined() ? g.to_vector<double>() : std::vector<double>(n_in, 0.0);
       for (std::int64_t k = 0; k < n_in; ++k) {
@@ -73,6 +77,49 @@ bool gradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorLi
   for (const Tensor& t : inputs)
     if (t.requires_grad()) t.mutable_grad() = Tensor();
   return true;
+}
+
+}  // namespace kindling::autograd
+
+namespace kindling::autograd {
+
+bool gradgradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorList& inputs,
+                   GradcheckOptions options) {
+  TensorList wrt;
+  for (const Tensor& t : inputs)
+    if (t.requires_grad()) wrt.push_back(t);
+  if (wrt.empty()) return true;
+  // A fixed v, the same on every call (a small LCG, so the global generator is left alone).
+  const Tensor out0 = f(inputs);
+  std::vector<double> values(static_cast<std::size_t>(out0.numel()));
+  std::uint64_t state = 0x9E3779B97F4A7C15ull;
+  for (double& v : values) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    v = static_cast<double>(state >> 11) / 9007199254740992.0 * 2 - 1;
+  }
+  const Tensor v = tensor(values, TensorOptions(kFloat64)).view(out0.sizes()).to(out0.dtype()).to(out0.device());
+  // x -> the first derivatives, all inputs' flattened into one vector.
+  const auto first = [&](const TensorList& xs) {
+    AutoGradMode record(true);  // gradcheck's finite differences call this under no_grad
+    const Tensor out = f(xs);
+    TensorList used;
+    for (const Tensor& t : xs)
+      if (t.requires_grad()) used.push_back(t);
+    const TensorList grads = grad({out}, used, {v}, true, true, true);
+    TensorList flat;
+    for (std::size_t i = 0; i < grads.size(); ++i)
+      flat.push_back(grads[i].defined() ? grads[i].reshape({-1}) : zeros({used[i].numel()}, used[i].dtype()));
+    return cat(flat, 0);
+  };
+  try {
+    return gradcheck(first, inputs, options);
+  } catch (const Error& e) {
+    std::string what = e.what();
+    const std::string jacobian = "Jacobian mismatch";
+    if (const auto at = what.find(jacobian); at != std::string::npos)
+      what.replace(at, jacobian.size(), "second derivative mismatch");
+    throw Error(what);
+  }
 }
 
 }  // namespace kindling::autograd

@@ -101,6 +101,18 @@ TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
   AutogradMeta& meta = detail::meta_of(leaf);
   Tensor grad = run_hooks(meta.hooks.get(), std::move(grad_output));
   if (!leaf.requires_grad()) return {};  // requires_grad_(false) since the graph was built
+  if (GradMode::is_enabled()) {
+    // create_graph: `.grad` keeps the gradient's history, recorded like any result: a copy
+    // the first time (CopyBackwards, as in PyTorch), then out of place (AddBackward0).
+    if (meta.grad.defined()) {
+      meta.grad = meta.grad + grad;
+    } else {
+      Tensor copy = empty_like(grad);
+      copy.copy_(grad);
+      meta.grad = copy;
+    }
+    return {};
+  }
   accumulate_grad(meta, std::move(grad));
   return {};
 }
@@ -119,8 +131,55 @@ void add_to_slot(Tensor& slot, const Tensor& grad) {
   slot = slot + grad;
 }
 
+namespace detail {
+BackwardContext& backward_context() {
+  thread_local BackwardContext context;
+  return context;
+}
+
+Tensor unpack_saved(const SavedVariable& saved, Node& node) {
+  Tensor t = saved.unpack(node);
+  if (!t.defined() || !saved.is_output() || !GradMode::is_enabled()) return t;
+  Tensor alias = Tensor::make(t.storage(), t.sizes().vec(), t.strides().vec(), t.storage_offset(), t.dtype(),
+                              t.impl().version_counter);
+  set_history(alias, node.shared_from_this());
+  return alias;
+}
+
+LambdaNode::LambdaNode(std::string name, const TensorList& inputs, const Tensor& out, Fn fn)
+    : name_(std::move(name)), fn_(std::move(fn)) {
+  for (const Tensor& t : inputs) next_edges_.push_back(t.defined() ? gradient_edge(t) : Edge{});
+  set_output(out);
+}
+
+Tensor attach_backward(Tensor out, std::string name, const TensorList& inputs, LambdaNode::Fn fn) {
+  if (!GradMode::is_enabled()) return out;
+  bool wanted = false;
+  for (const Tensor& t : inputs) wanted = wanted || (t.defined() && t.requires_grad());
+  if (!wanted) return out;
+  if (out.requires_grad()) out = out.detach();
+  set_history(out, std::make_shared<LambdaNode>(std::move(name), inputs, out, std::move(fn)));
+  return out;
+}
+
+void refuse_double_backward(TensorList& grads, const std::string& name, const TensorList& inputs) {
+  if (!GradMode::is_enabled()) return;
+  for (Tensor& g : grads) {
+    if (!g.defined() || g.requires_grad()) continue;
+    const std::string message = "the derivative for '" + name + "' is not implemented.";
+    g = attach_backward(g, "NotImplemented", inputs, [message](const Tensor&) -> TensorList { throw Error(message); });
+  }
+}
+}  // namespace detail
+
 TensorList call_node(Node& node, Tensor grad, bool keep_graph) {
-  AutoGradMode no_grad(false);
+  detail::BackwardContext& context = detail::backward_context();
+  if (detail::GradCapture* capture = context.capture) {  // autograd::grad(): capture, and run only what leads on
+    if (auto it = capture->at.find(&node); it != capture->at.end())
+      for (std::size_t i : it->second) capture->grads[i] = grad;
+    if (!capture->through.contains(&node)) return TensorList(node.num_inputs());
+  }
+  AutoGradMode record(context.create_graph);  // off, unless the backward is to be differentiated again
   TensorList outputs;
   if (grad.defined()) {
     grad = run_hooks(node.tensor_hooks.get(), std::move(grad));
@@ -264,10 +323,115 @@ const Tensor& Tensor::detach_() const {
   return *this;
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
-  const Tensor seed = autograd::make_seed(*this, gradient);
-  autograd::execute_graph({autograd::detail::gradient_edge(*this)}, {seed}, retain_graph);
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, {gradient}, retain_graph, create_graph);
 }
+
+namespace autograd {
+namespace {
+// Sets this thread's backward context for one pass, and restores the one before (a backward
+// may run inside a hook of another).
+class ContextScope {
+ public:
+  ContextScope(bool create_graph, detail::GradCapture* capture) : saved_(detail::backward_context()) {
+    detail::backward_context() = {create_graph, capture};
+  }
+  ~ContextScope() { detail::backward_context() = saved_; }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  detail::BackwardContext saved_;
+};
+
+// make_seed for output i (its messages name element 0 and grad_output[0], as PyTorch's do
+// for the first output; the others get their own index).
+Tensor seed_for(const Tensor& output, const Tensor& gradient, std::size_t i) {
+  try {
+    return make_seed(output, gradient);
+  } catch (const Error& e) {
+    if (i == 0) throw;
+    std::string what = e.what();
+    for (const std::string from : {"element 0 ", "grad_output[0]", "output[0]"}) {
+      const auto at = what.find(from);
+      if (at == std::string::npos) continue;
+      std::string to = from;
+      to.replace(to.find('0'), 1, std::to_string(i));
+      what.replace(at, from.size(), to);
+    }
+    throw Error(what);
+  }
+}
+
+void seeds_of(const TensorList& outputs, const TensorList& grad_outputs, std::vector<Edge>& roots, TensorList& seeds) {
+  KINDLING_CHECK(grad_outputs.empty() || grad_outputs.size() == outputs.size(), "got ", outputs.size(), " tensors and ",
+                 grad_outputs.size(), " gradients");
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    seeds.push_back(seed_for(outputs[i], grad_outputs.empty() ? Tensor() : grad_outputs[i], i));
+    roots.push_back(detail::gradient_edge(outputs[i]));
+  }
+}
+}  // namespace
+
+void backward(const TensorList& tensors, const TensorList& grad_tensors, std::optional<bool> retain_graph,
+              bool create_graph) {
+  std::vector<Edge> roots;
+  TensorList seeds;
+  seeds_of(tensors, grad_tensors, roots, seeds);
+  ContextScope scope(create_graph, nullptr);
+  execute_graph(roots, seeds, retain_graph.value_or(create_graph));
+}
+
+TensorList grad(const TensorList& outputs, const TensorList& inputs, const TensorList& grad_outputs,
+                std::optional<bool> retain_graph, bool create_graph, bool allow_unused) {
+  std::vector<Edge> roots;
+  TensorList seeds;
+  seeds_of(outputs, grad_outputs, roots, seeds);
+  detail::GradCapture capture;
+  capture.grads.resize(inputs.size());
+  std::vector<Edge> input_edges;  // holds each input's node (a leaf's accumulator) during the pass
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    KINDLING_CHECK(inputs[i].requires_grad(), "One of the differentiated Tensors does not require grad");
+    input_edges.push_back(detail::gradient_edge(inputs[i]));
+    capture.at[input_edges.back().fn.get()].push_back(i);
+  }
+  // The nodes to run: those from which an input's node can be reached (an iterative
+  // depth-first walk; a node is decided once all the nodes after it are).
+  std::unordered_map<const Node*, bool> leads;  // node -> an input lies after it
+  std::vector<std::pair<Node*, std::size_t>> stack;
+  for (const Edge& root : roots)
+    if (root.valid() && !leads.contains(root.fn.get())) {
+      leads[root.fn.get()] = false;
+      stack.emplace_back(root.fn.get(), 0);
+    }
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->num_inputs()) {
+      Node* child = node->next_edges()[next++].fn.get();
+      if (child != nullptr && !leads.contains(child)) {
+        leads[child] = false;
+        stack.emplace_back(child, 0);
+      }
+      continue;
+    }
+    bool any = false;
+    for (const Edge& e : node->next_edges())
+      if (e.valid()) any = any || capture.at.contains(e.fn.get()) || leads[e.fn.get()];
+    leads[node] = any;
+    if (any) capture.through.insert(node);
+    stack.pop_back();
+  }
+  {
+    ContextScope scope(create_graph, &capture);
+    execute_graph(roots, seeds, retain_graph.value_or(create_graph));
+  }
+  for (const Tensor& g : capture.grads)
+    KINDLING_CHECK(allow_unused || g.defined(),
+                   "One of the differentiated Tensors appears to not have been used in the graph. Set "
+                   "allow_unused=True if this is the desired behavior.");
+  return capture.grads;
+}
+}  // namespace autograd
 
 autograd::HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   KINDLING_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");

@@ -8,9 +8,11 @@
 #include <kindling/accumulate_grad.hpp>
 #include <kindling/backward.hpp>
 #include <kindling/copies.hpp>
+#include <kindling/custom_function.hpp>
 #include <kindling/dynamic_graph.hpp>
 #include <kindling/engine.hpp>
 #include <kindling/formulas.hpp>
+#include <kindling/grad.hpp>
 #include <kindling/gradcheck.hpp>
 #include <kindling/hooks.hpp>
 #include <kindling/inplace_check.hpp>

@@ -25,4 +25,13 @@ struct GradcheckOptions {
 bool gradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorList& inputs,
                GradcheckOptions options = {});
 
+/// gradcheck of the gradient itself: the second derivatives of `f` that a backward with
+/// create_graph records, against central differences of its first derivatives (PyTorch's
+/// gradgradcheck). For each input x that requires grad, checks the function
+/// x -> autograd::grad(f(x), inputs, v, create_graph=true), with a fixed random `v` of f's
+/// shape (seeded, so a failure repeats); errors name "second derivative" in place of
+/// gradcheck's "Jacobian".
+bool gradgradcheck(const std::function<Tensor(const TensorList&)>& f, const TensorList& inputs,
+                   GradcheckOptions options = {});
+
 }  // namespace kindling::autograd

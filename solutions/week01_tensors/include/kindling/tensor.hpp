@@ -266,6 +266,77 @@ class Tensor {
   Tensor log() const;
   /// Elementwise max(x, 0).
   Tensor relu() const;
+  /// @name LibTorch's method forms
+  /// The same operations as the free functions of ops.hpp, spelled as LibTorch's Tensor
+  /// methods (`x.pow(2)`, `out.argmax(1).eq(t).sum()`), so that LibTorch code reads the same.
+  /// @{
+  Tensor pow(const Scalar& exponent) const;                                                 ///< pow(*this, exponent)
+  Tensor pow(const Tensor& exponent) const;                                                 ///< pow(*this, exponent)
+  Tensor sqrt() const;                                                                      ///< kindling::sqrt
+  Tensor rsqrt() const;                                                                     ///< kindling::rsqrt
+  Tensor tanh() const;                                                                      ///< kindling::tanh
+  Tensor sigmoid() const;                                                                   ///< kindling::sigmoid
+  Tensor sin() const;                                                                       ///< kindling::sin
+  Tensor cos() const;                                                                       ///< kindling::cos
+  Tensor log1p() const;                                                                     ///< kindling::log1p
+  Tensor neg() const;                                                                       ///< -*this
+  Tensor square() const;                                                                    ///< kindling::square
+  Tensor reciprocal() const;                                                                ///< kindling::reciprocal
+  Tensor sign() const;                                                                      ///< kindling::sign
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;  ///< kindling::clamp
+  Tensor clamp_min(const Scalar& min) const;                                                ///< clamp(min, none)
+  Tensor clamp_max(const Scalar& max) const;                                                ///< clamp(none, max)
+  /// The p-norm of all elements (p = 2: the square root of the sum of squares).
+  Tensor norm(const Scalar& p = 2) const;
+  /// The p-norm along `dims`.
+  Tensor norm(const Scalar& p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;                    ///< true when no element is 0 (a bool 0-d tensor)
+  Tensor any() const;                    ///< true when some element is not 0
+  Tensor eq(const Tensor& other) const;  ///< kindling::eq
+  Tensor eq(const Scalar& other) const;  ///< kindling::eq
+  Tensor ne(const Tensor& other) const;  ///< kindling::ne
+  Tensor ne(const Scalar& other) const;  ///< kindling::ne
+  Tensor gt(const Tensor& other) const;  ///< kindling::gt
+  Tensor gt(const Scalar& other) const;  ///< kindling::gt
+  Tensor lt(const Tensor& other) const;  ///< kindling::lt
+  Tensor lt(const Scalar& other) const;  ///< kindling::lt
+  Tensor ge(const Tensor& other) const;  ///< kindling::ge
+  Tensor ge(const Scalar& other) const;  ///< kindling::ge
+  Tensor le(const Tensor& other) const;  ///< kindling::le
+  Tensor le(const Scalar& other) const;  ///< kindling::le
+  /// *this == other, written into this tensor (1 or 0 in its dtype).
+  const Tensor& eq_(const Tensor& other) const;
+  /// *this == other, written into this tensor (1 or 0 in its dtype).
+  const Tensor& eq_(const Scalar& other) const;
+  Tensor argmax(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;  ///< kindling::argmax
+  Tensor argmin(std::optional<std::int64_t> dim = std::nullopt, bool keepdim = false) const;  ///< kindling::argmin
+  std::tuple<Tensor, Tensor> max(std::int64_t dim, bool keepdim = false) const;  ///< values and indices along dim
+  std::tuple<Tensor, Tensor> min(std::int64_t dim, bool keepdim = false) const;  ///< values and indices along dim
+  Tensor softmax(std::int64_t dim) const;                                        ///< kindling::softmax
+  Tensor log_softmax(std::int64_t dim) const;                                    ///< kindling::log_softmax
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;                ///< kindling::logsumexp
+  Tensor prod() const;                                                           ///< kindling::prod
+  Tensor prod(std::int64_t dim, bool keepdim = false) const;                     ///< kindling::prod
+  Tensor masked_fill(const Tensor& mask, const Scalar& value) const;             ///< kindling::masked_fill
+  Tensor index_select(std::int64_t dim, const Tensor& index) const;              ///< kindling::index_select
+  Tensor add(const Tensor& other, const Scalar& alpha = 1) const;                ///< *this + alpha * other
+  Tensor add(const Scalar& other) const;                                         ///< *this + other
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;                ///< *this - alpha * other
+  Tensor sub(const Scalar& other) const;                                         ///< *this - other
+  Tensor mul(const Tensor& other) const;                                         ///< *this * other
+  Tensor mul(const Scalar& other) const;                                         ///< *this * other
+  Tensor div(const Tensor& other) const;                                         ///< *this / other
+  Tensor div(const Scalar& other) const;                                         ///< *this / other
+  Tensor bmm(const Tensor& other) const;                                         ///< kindling::bmm
+  Tensor dot(const Tensor& other) const;                                         ///< kindling::dot
+  Tensor mv(const Tensor& other) const;                                          ///< kindling::mv
+  /// Fills with uniform samples in [from, to), from the default generator.
+  const Tensor& uniform_(double from = 0, double to = 1) const;
+  /// Fills with normal samples, from the default generator.
+  const Tensor& normal_(double mean = 0, double std = 1) const;
+  /// clamp, in place.
+  const Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  /// @}
   /// Matrix product (torch.matmul).
   Tensor matmul(const Tensor& other) const;
   /// Matrix product of two 2-d tensors.
@@ -308,8 +379,11 @@ class Tensor {
   /// Cuts this tensor from the graph in place.
   const Tensor& detach_() const;
   /// Computes gradients of this tensor with respect to the leaves. A non-scalar needs
-  /// `gradient` (the vector v of the vector-Jacobian product vᵀJ).
-  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  /// `gradient` (the vector v of the vector-Jacobian product vᵀJ). `retain_graph` keeps the
+  /// saved tensors for another backward (by default: `create_graph`); `create_graph` records
+  /// the backward pass itself, so that the gradients it leaves can be differentiated again.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
   /// Calls `hook(grad)` when this tensor's gradient is computed; a defined return
   /// value replaces the gradient. The handle's remove() unregisters it.
   autograd::HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;

@@ -172,7 +172,7 @@ class SavedVariable {
 /// Note: subclasses keep every tensor they need in `saved_` (SavedVariable) and
 /// every input in `next_edges_`; the base destructor frees long chains without
 /// recursion, which only works if no subclass member owns a Node or a Tensor.
-class Node {
+class Node : public std::enable_shared_from_this<Node> {
  public:
   Node();
   virtual ~Node();
