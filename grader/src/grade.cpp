@@ -66,9 +66,9 @@ std::string not_implemented_message(const Task& task, const std::vector<std::str
   std::string list;
   for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
   if (own)
-    return "[not implemented] " + task.id + " (the stub still throws)" +
-           (list.empty() ? "" : "; its tests also reach " + list);
-  return "[not implemented] this task's tests need " + list + " first";
+    return tr("[not implemented] {0} (the stub still throws)", {task.id}) +
+           (list.empty() ? "" : tr("; its tests also reach {0}", {list}));
+  return tr("[not implemented] this task's tests need {0} first", {list});
 }
 
 }  // namespace

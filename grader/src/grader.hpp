@@ -295,4 +295,20 @@ std::string xml_escape(const std::string& in);
 std::string to_html(const Manifest& m, const State& s, const std::vector<HistoryEntry>& history, bool perf);
 nlohmann::json result_to_json(const TaskResult& t, bool perf);
 
+// ---- languages (i18n.cpp) --------------------------------------------------------------------
+/// The language asked for: `flag` (--lang), else KINDLING_LANG, else a Korean locale gives "ko";
+/// "en" otherwise.
+std::string choose_language(const std::string& flag);
+/// Loads grader/i18n/<language>.json (nothing for "en"): the tasks' titles and hints in
+/// `manifest` are replaced by their translations, and tr() translates the grader's sentences.
+void set_language(const std::string& language, const std::filesystem::path& source_dir, Manifest& manifest);
+/// "en" or the language set.
+const std::string& language();
+/// `english` in the language set (itself when untranslated). With values: "{0}", "{1}", ...
+/// in the translation are replaced by them.
+std::string tr(const std::string& english);
+std::string tr(const std::string& english, std::initializer_list<std::string> values);
+/// A status as the table shows it (to_string(s) in English).
+std::string status_word(Status s);
+
 }  // namespace kindling::grader

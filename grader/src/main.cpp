@@ -51,6 +51,9 @@ int main(int argc, char** argv) {
   app.add_flag("--no-perf", no_perf, "skip the benchmarks behind performance points");
   app.add_flag("--list", list, "list the selected tasks with their points and first hints, then stop");
   app.add_flag("--no-color", no_color, "plain table");
+  std::string lang;
+  app.add_option("--lang", lang,
+                 "the grader's language: en or ko (default: KINDLING_LANG, else ko under a Korean locale, else en)");
   app.add_option("--require", require, "exit 1 unless every task is as required (the kit's own tests)")
       ->check(CLI::IsMember({"full", "not_implemented"}));
   std::vector<std::string> hint_for, watch_selection;
@@ -75,7 +78,8 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    const Manifest manifest = read_manifest(fs::path(source_dir) / "grader" / "tasks.json");
+    Manifest manifest = read_manifest(fs::path(source_dir) / "grader" / "tasks.json");
+    set_language(choose_language(lang), source_dir, manifest);
     const Workspace workspace(build_dir);
     if (hint->parsed()) {
       const State state = load_state(workspace.state, manifest);
@@ -85,7 +89,7 @@ int main(int argc, char** argv) {
       const Task* t = one_task ? &tasks.front() : first_unpassed(tasks, state);
       if (hint_for.size() > 1) throw std::invalid_argument("hint takes one task");
       if (!t) {
-        std::cout << "Every task has passed: no hint needed.\n";
+        std::cout << tr("Every task has passed: no hint needed.") << "\n";
         return 0;
       }
       std::cout << next_hint(workspace, *t);

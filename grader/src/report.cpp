@@ -78,31 +78,42 @@ std::string xml_escape(const std::string& in) {
 std::string table(const Report& r, bool color) {
   std::ostringstream out;
   const char* reset = color ? "\033[0m" : "";
-  out << std::left << std::setw(30) << "task" << std::setw(9) << "points" << std::setw(17) << "status"
-      << "message\n";
+  // Korean words are two columns wide on a terminal and three bytes long: pad by what shows.
+  const auto pad = [](const std::string& s, std::size_t width) {
+    std::size_t shown = 0;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      const auto c = static_cast<unsigned char>(s[i]);
+      if ((c & 0xC0) == 0x80) continue;  // a continuation byte
+      shown += c >= 0xE0 ? 2 : 1;        // a three-byte character (Hangul): two columns
+    }
+    return s + std::string(shown < width ? width - shown : 1, ' ');
+  };
+  out << pad(tr("task"), 30) << pad(tr("points"), 9) << pad(tr("status"), 17) << tr("message") << "\n";
   out << std::string(100, '-') << "\n";
   for (const auto& t : r.results) {
     const char* c = "";
     if (color)
       c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
     out << std::left << std::setw(30) << t.task.id << std::setw(9)
-        << (points(earned(t)) + "/" + points(available(r, t))) << c << std::setw(17) << to_string(t.status) << reset
+        << (points(earned(t)) + "/" + points(available(r, t))) << c << pad(status_word(t.status), 17) << reset
         << fit(t.message, 200) << "\n";
     if (r.perf && t.task.perf_points > 0 && t.perf_needs_gpu)
-      out << std::string(30, ' ') << "performance: " << points(t.task.perf_points) << " points " << t.perf_message
-          << "\n";
+      out << std::string(30, ' ') << tr("performance: {0} points", {points(t.task.perf_points)}) << " "
+          << t.perf_message << "\n";
     else if (r.perf && t.task.perf_points > 0)
-      out << std::string(30, ' ') << "performance: " << points(t.perf_points) << "/" << points(t.task.perf_points)
-          << " points"
-          << (t.perf_message.empty() ? " (not measured: the tests must pass first)" : ", " + t.perf_message) << "\n";
+      out << std::string(30, ' ')
+          << tr("performance: {0} points", {points(t.perf_points) + "/" + points(t.task.perf_points)})
+          << (t.perf_message.empty() ? tr(" (not measured: the tests must pass first)") : ", " + t.perf_message)
+          << "\n";
     if (t.status != Status::Passed && !t.task.hints.empty())
-      out << std::string(30, ' ') << "stuck? ./grade hint " << t.task.id << " (" << t.task.hints.size()
-          << " hints, one at a time)\n";
+      out << std::string(30, ' ')
+          << tr("stuck? ./grade hint {0} ({1} hints, one at a time)", {t.task.id, std::to_string(t.task.hints.size())})
+          << "\n";
   }
   out << std::string(100, '-') << "\n";
   for (const auto& t : r.results)
     if (!t.cuda_backend.empty()) {
-      out << "CUDA tasks ran on: " << t.cuda_backend << "\n";
+      out << tr("CUDA tasks ran on: ") << t.cuda_backend << "\n";
       break;
     }
   std::map<Status, int> counts;
@@ -111,10 +122,10 @@ std::string table(const Report& r, bool color) {
     ++counts[t.status];
     needs_gpu += r.perf && t.perf_needs_gpu;
   }
-  out << "score: " << points(r.score()) << " / " << points(r.max_score()) << "  (" << r.tree << " tree;"
-      << (r.perf ? "" : " performance not graded;");
-  for (auto [s, n] : counts) out << " " << n << " " << to_string(s);
-  if (needs_gpu > 0) out << "; " << needs_gpu << " needs_gpu (performance points left out)";
+  out << tr("score: ") << points(r.score()) << " / " << points(r.max_score()) << "  (" << tr("{0} tree;", {r.tree})
+      << (r.perf ? "" : tr(" performance not graded;"));
+  for (auto [s, n] : counts) out << " " << n << " " << status_word(s);
+  if (needs_gpu > 0) out << "; " << tr("{0} needs_gpu (performance points left out)", {std::to_string(needs_gpu)});
   out << ")\n";
   return out.str();
 }

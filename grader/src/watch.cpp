@@ -47,16 +47,16 @@ void record_run(const Workspace& w, const Manifest& m, const Report& r, State& s
 }
 
 std::string next_hint(const Workspace& w, const Task& t) {
-  if (t.hints.empty()) return t.id + " has no hints.\n";
+  if (t.hints.empty()) return tr("{0} has no hints.", {t.id}) + "\n";
   const int total = static_cast<int>(t.hints.size());
   const int n = std::min(hints_seen(w.hints, t.id) + 1, total);
   set_hints_seen(w.hints, t.id, n);
-  std::string out = t.id + ": " + t.title + "\nHint " + std::to_string(n) + " of " + std::to_string(total) + ": " +
+  std::string out = t.id + ": " + t.title + "\n" + tr("Hint {0} of {1}: ", {std::to_string(n), std::to_string(total)}) +
                     t.hints[static_cast<std::size_t>(n - 1)] + "\n";
   if (n < total)
-    out += "(Ask again for hint " + std::to_string(n + 1) + " of " + std::to_string(total) + ".)\n";
+    out += tr("(Ask again for hint {0} of {1}.)", {std::to_string(n + 1), std::to_string(total)}) + "\n";
   else
-    out += "(That is the last hint: the lecture section it names explains the idea in full.)\n";
+    out += tr("(That is the last hint: the lecture section it names explains the idea in full.)") + "\n";
   return out;
 }
 

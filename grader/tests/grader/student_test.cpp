@@ -240,6 +240,42 @@ TEST(GraderReport, TheTableSendsAStuckStudentToTheHints) {
   EXPECT_NE(table(r, false).find("stuck? ./grade hint week01.view"), std::string::npos) << table(r, false);
 }
 
+TEST(GraderLanguage, KoreanWordsTitlesAndHintsAndEnglishWhenAsked) {
+  Manifest m = read_manifest(fs::path(KINDLING_SOURCE_DIR) / "grader" / "tasks.json");
+  const std::string english_title = m.find("week01.view")->title;
+  set_language("ko", KINDLING_SOURCE_DIR, m);
+  EXPECT_EQ(language(), "ko");
+  const Task& view = *m.find("week01.view");
+  EXPECT_NE(view.title, english_title);
+  Report r;
+  r.results = {result(view, Status::Failed, "Expected equality")};
+  const std::string t = table(r, false);
+  EXPECT_NE(t.find("과제"), std::string::npos) << t;
+  EXPECT_NE(t.find("실패"), std::string::npos) << t;
+  EXPECT_NE(t.find("./grade hint week01.view"), std::string::npos) << t;
+  TempDir dir;
+  const Workspace w(dir.path);
+  EXPECT_NE(next_hint(w, view).find("힌트 1/3: "), std::string::npos) << next_hint(w, view);
+  EXPECT_EQ(tr("[not implemented] this task's tests need {0} first", {"week01.slice"}),
+            "[미구현] 이 과제의 테스트를 돌리려면 week01.slice을(를) 먼저 구현해야 한다");
+  EXPECT_THROW(set_language("fr", KINDLING_SOURCE_DIR, m), std::invalid_argument);
+  set_language("en", KINDLING_SOURCE_DIR, m);
+  EXPECT_EQ(tr("score: "), "score: ");
+  EXPECT_EQ(status_word(Status::Failed), "failed");
+}
+
+TEST(GraderLanguage, TheFlagThenKindlingLangThenTheLocaleChoose) {
+  ::setenv("KINDLING_LANG", "ko", 1);
+  EXPECT_EQ(choose_language(""), "ko");
+  EXPECT_EQ(choose_language("en"), "en");
+  ::unsetenv("KINDLING_LANG");
+  ::setenv("LC_ALL", "ko_KR.UTF-8", 1);
+  EXPECT_EQ(choose_language(""), "ko");
+  ::setenv("LC_ALL", "C.UTF-8", 1);
+  EXPECT_EQ(choose_language(""), "en");
+  ::unsetenv("LC_ALL");
+}
+
 // ---- the HTML report
 // --------------------------------------------------------------------------------------------------
 TEST(GraderHtml, RendersEveryTaskWithItsStatusAndEscapesMessages) {

@@ -8,6 +8,7 @@ set -euo pipefail
 dir=${1:?usage: student_loop.sh CLONE_DIR OUT_DIR}
 out=${2:?usage: student_loop.sh CLONE_DIR OUT_DIR}
 cd "$dir"
+export KINDLING_LANG=en  # the checks below read the English words, whatever this machine's locale
 fail() {
   echo "student_loop: FAILED: $*" >&2
   for f in "$out"/loop-*.out; do
