@@ -177,8 +177,7 @@ int main(int argc, char** argv) {
   // Week 2: the gradient of (x^3).sum() recorded with create_graph: a graph of its own, back to x.
   const Tensor xs = tensor({1.0f, 2.0f}).requires_grad_();
   const Tensor g3 = autograd::grad({xs.pow(3).sum()}, {xs}, {}, std::nullopt, true).at(0);
-  write(dir, "week02-double-backward.dot",
-        draw::graph_dot(g3, {.names = {{"x", xs}, {"dy/dx", g3}}, .saved = true}));
+  write(dir, "week02-double-backward.dot", draw::graph_dot(g3, {.names = {{"x", xs}, {"dy/dx", g3}}, .saved = true}));
 
   // Week 4: the loader's pipeline without and with workers, measured once (kindling-figures --record-loader DATA).
   write(dir, "week04-loader-0.svg",

@@ -58,6 +58,8 @@ reprs = {
     "net": Net(),
     "conv_basic": nn.Conv2d(3, 8, 3),
     "conv_full": nn.Conv2d(4, 8, (3, 5), stride=2, padding=(1, 2), dilation=2, groups=2, bias=False),
+    "convt_dcgan": nn.ConvTranspose2d(8, 3, 4, stride=2, padding=1, bias=False),
+    "convt_full": nn.ConvTranspose2d(2, 4, (3, 2), stride=(2, 1), padding=1, output_padding=(1, 0), dilation=(1, 2)),
     "maxpool": nn.MaxPool2d(2),
     "maxpool_full": nn.MaxPool2d((2, 3), stride=1, padding=1, dilation=2, ceil_mode=True),
     "avgpool": nn.AvgPool2d(3, stride=2, padding=1),
@@ -145,6 +147,28 @@ for name, c in conv_configs.items():
     run(name, lambda: F.conv2d(cx, cw, cb, stride=c["stride"], padding=c["padding"], dilation=c["dilation"],
                                groups=c["groups"]), *leaves)
 cases["conv_names"] = {"conv": type(F.conv2d(ramp(1, 1, 3, 3), ramp(1, 1, 2, 2)).grad_fn).__name__}
+
+# ---- transposed convolution ---------------------------------------------------------------------------------------------
+convt_configs = {
+    "convt_basic": dict(x=(2, 3, 4, 5), w=(3, 2, 3, 3), bias=True, stride=1, padding=0, output_padding=0, dilation=1),
+    "convt_dcgan": dict(x=(2, 4, 3, 3), w=(4, 2, 4, 4), bias=False, stride=2, padding=1, output_padding=0,
+                        dilation=1),
+    "convt_full": dict(x=(1, 2, 3, 4), w=(2, 3, 3, 2), bias=True, stride=(2, 3), padding=(1, 0),
+                       output_padding=(1, 2), dilation=(1, 2)),
+    "convt_unbatched": dict(x=(2, 3, 3), w=(2, 1, 2, 2), bias=True, stride=2, padding=0, output_padding=1,
+                            dilation=1),
+}
+for name, c in convt_configs.items():
+    tx = ramp(*c["x"], scale=11.0, shift=1.0)
+    tw = ramp(*c["w"], scale=13.0, shift=0.8)
+    tb = ramp(c["w"][1], scale=2.0, shift=0.5) if c["bias"] else None
+    leaves = [tx, tw] + ([tb] if tb is not None else [])
+    run(name, lambda: F.conv_transpose2d(tx, tw, tb, stride=c["stride"], padding=c["padding"],
+                                         output_padding=c["output_padding"], dilation=c["dilation"]), *leaves)
+cases["convt_name"] = {"convt": F.conv_transpose2d(ramp(1, 1, 3, 3), ramp(1, 1, 2, 2)).grad_fn.name()}
+cases["convt_output_padding"] = error(lambda: F.conv_transpose2d(torch.zeros(1, 1, 3, 3), torch.zeros(1, 1, 3, 3),
+                                                                 stride=2, output_padding=2))
+
 cases["conv_wrong_channels"] = error(lambda: F.conv2d(torch.zeros(2, 4, 8, 8), torch.zeros(8, 3, 3, 3)))
 cases["conv_wrong_rank"] = error(lambda: F.conv2d(torch.zeros(3, 8), torch.zeros(8, 3, 3, 3)))
 cases["conv_kernel_too_big"] = error(lambda: F.conv2d(torch.zeros(1, 3, 2, 2), torch.zeros(8, 3, 3, 3)))

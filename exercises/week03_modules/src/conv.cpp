@@ -193,4 +193,107 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   return out;
 }
 
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
+                        Pair2 output_padding, Pair2 dilation) {
+  KINDLING_CHECK(input.dim() == 3 || input.dim() == 4,
+                 "Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of size: ",
+                 to_string(input.sizes()));
+  KINDLING_CHECK(weight.dim() == 4, "weight should have 4 dimensions, got ", weight.dim());
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "non-positive stride is not supported");
+  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0, "negative padding is not supported");
+  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation should be greater than zero");
+  KINDLING_CHECK(output_padding.h >= 0 && output_padding.w >= 0 &&
+                     (output_padding.h < stride.h || output_padding.h < dilation.h) &&
+                     (output_padding.w < stride.w || output_padding.w < dilation.w),
+                 "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
+                 output_padding.h, " output_padding_width: ", output_padding.w, " stride_height: ", stride.h,
+                 " stride_width: ", stride.w, " dilation_height: ", dilation.h, " dilation_width: ", dilation.w);
+  KINDLING_CHECK(input.is_floating_point() && input.dtype() == weight.dtype(), "expected scalar type ",
+                 dtype_short_name(weight.dtype()), " but found ", dtype_short_name(input.dtype()));
+  const bool batched = input.dim() == 4;
+  const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
+  const auto ws = weight.sizes();
+  KINDLING_CHECK(x.sizes()[1] == ws[0], "Given transposed=1, weight of size ", to_string(ws), ", expected input",
+                 to_string(input.sizes()), " to have ", ws[0], " channels, but got ", x.sizes()[1],
+                 " channels instead");
+  const std::int64_t H = x.sizes()[2], W = x.sizes()[3];
+  // The convolution whose input gradient this is: from the output (C = ws[1] channels, OH x OW)
+  // to the input (O = ws[0] channels, H x W), the same window, stride, padding and dilation.
+  const std::int64_t out_h = (H - 1) * stride.h - 2 * padding.h + dilation.h * (ws[2] - 1) + output_padding.h + 1;
+  const std::int64_t out_w = (W - 1) * stride.w - 2 * padding.w + dilation.w * (ws[3] - 1) + output_padding.w + 1;
+  KINDLING_CHECK(out_h > 0 && out_w > 0, "Given input size per channel: (", H, " x ", W,
+                 "). Calculated output size per channel: (", out_h, " x ", out_w, "). Output size is too small");
+  ConvGeometry g{x.sizes()[0], ws[1],     out_h,     out_w,      ws[0],      ws[2], ws[3], stride.h,
+                 stride.w,     padding.h, padding.w, dilation.h, dilation.w, H,     W,     1};
+  if (bias.defined())
+    KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.C, "Given transposed=1, weight of size ", to_string(ws),
+                   ", expected bias to be 1-dimensional with ", g.C, " elements, but got bias of size ",
+                   to_string(bias.sizes()), " instead");
+  const ScalarType dtype = x.dtype();
+  const Device device = kindling::detail::common_device({&x, &weight, &bias});
+  const std::int64_t NL = g.N * g.L();
+  // col2im of W^T x (the scatter of a convolution's input gradient), and im2col of a gradient
+  // (its gather): the two halves of conv2d, in the other order.
+  const auto scatter = [g, device](const Tensor& cols) {
+    Tensor out = zeros({g.N, g.C, g.H, g.W}, TensorOptions(cols.dtype()).device(device));
+    if (!device.is_cpu())
+      device_backend(device.type).col2im(out, cols, window_of(g));
+    else
+      nn::detail::visit_float(cols.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        col2im(cols.data_ptr<T>(), out.data_ptr<T>(), g);
+      });
+    return out;
+  };
+  const auto gather = [g, device](const Tensor& image) {
+    const Tensor img = image.contiguous();
+    Tensor cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, img.dtype(), device);
+    if (!device.is_cpu())
+      device_backend(device.type).im2col(cols, img, window_of(g));
+    else
+      nn::detail::visit_float(img.dtype(), [&](auto tag) {
+        using T = decltype(tag);
+        im2col(img.data_ptr<T>(), cols.data_ptr<T>(), g);
+      });
+    return cols;
+  };
+  Tensor out;
+  {
+    AutoGradMode off(false);
+    const Tensor xm = x.reshape({g.N, g.O, g.L()}).permute({1, 0, 2}).contiguous().view({g.O, NL});
+    const Tensor wmat = weight.contiguous().view({g.O, g.K()});
+    Tensor cols = kindling::detail::empty_contiguous({g.K(), NL}, dtype, device);
+    kindling::detail::gemm(cols, wmat.t(), xm, 1, false);
+    out = scatter(cols);
+    if (bias.defined()) out.add_(bias.view({1, g.C, 1, 1}));
+    if (!batched) out = out.squeeze(0).contiguous();
+  }
+  nn::detail::record_function(
+      "ConvolutionBackward0", out, {input, weight, bias}, {input, weight},
+      [g, batched, gather](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
+        AutoGradMode off(false);
+        const Tensor x_saved = (batched ? saved[0] : saved[0].unsqueeze(0)).contiguous();
+        const Tensor& w = saved[1];
+        const std::int64_t rows = g.N * g.L();
+        const Tensor cols = gather(batched ? grad : grad.unsqueeze(0));  // (C kh kw, N L)
+        Tensor gx, gw, gb;
+        if (needs[0]) {  // the forward convolution of the gradient: W cols
+          const Tensor wmat = w.contiguous().view({g.O, g.K()});
+          Tensor y = kindling::detail::empty_contiguous({g.O, rows}, grad.dtype(), grad.device());
+          kindling::detail::gemm(y, wmat, cols, 1, false);
+          gx = y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}).contiguous();
+          if (!batched) gx = gx.squeeze(0);
+        }
+        if (needs[1]) {  // x cols^T
+          const Tensor xm = x_saved.reshape({g.N, g.O, g.L()}).permute({1, 0, 2}).contiguous().view({g.O, rows});
+          gw = kindling::detail::empty_contiguous({g.O, g.K()}, grad.dtype(), grad.device());
+          kindling::detail::gemm(gw, xm, cols.t(), 1, false);
+          gw = gw.view(w.sizes());
+        }
+        if (needs.size() > 2 && needs[2]) gb = batched ? grad.sum({0, 2, 3}) : grad.sum({1, 2});
+        return {gx, gw, gb};
+      });
+  return out;
+}
+
 }  // namespace kindling::nn::functional

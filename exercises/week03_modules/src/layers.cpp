@@ -90,6 +90,38 @@ std::string Conv2d::extra_repr() const {
   return s;
 }
 
+ConvTranspose2d::ConvTranspose2d(std::int64_t in, std::int64_t out, Pair2 kernel, ConvTranspose2dOptions opts)
+    : Module("ConvTranspose2d"), in_channels(in), out_channels(out), kernel_size(kernel), options(opts) {
+  KINDLING_CHECK_AS(ValueError, kernel.h > 0 && kernel.w > 0, "kernel_size must be positive, got ", kernel.tuple());
+  weight = register_parameter("weight", empty({in, out, kernel.h, kernel.w}));
+  bias = register_parameter("bias", options.bias ? empty({out}) : Tensor());
+  reset_parameters();
+}
+
+void ConvTranspose2d::reset_parameters() {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const auto fan_in = init::calculate_fan_in_and_fan_out(weight).first;
+    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+
+Tensor ConvTranspose2d::forward(const Tensor& x) {
+  return F::conv_transpose2d(x, weight, bias, options.stride, options.padding, options.output_padding,
+                             options.dilation);
+}
+
+std::string ConvTranspose2d::extra_repr() const {
+  std::string s = std::to_string(in_channels) + ", " + std::to_string(out_channels) +
+                  ", kernel_size=" + kernel_size.tuple() + ", stride=" + options.stride.tuple();
+  if (!(options.padding == Pair2(0))) s += ", padding=" + options.padding.tuple();
+  if (!(options.dilation == Pair2(1))) s += ", dilation=" + options.dilation.tuple();
+  if (!(options.output_padding == Pair2(0))) s += ", output_padding=" + options.output_padding.tuple();
+  if (!bias.defined()) s += ", bias=False";
+  return s;
+}
+
 std::string MaxPool2d::extra_repr() const {
   return "kernel_size=" + kernel_size.repr() + ", stride=" + stride.repr() + ", padding=" + padding.repr() +
          ", dilation=" + dilation.repr() + ", ceil_mode=" + detail::py_bool(ceil_mode);

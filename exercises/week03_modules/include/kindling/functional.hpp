@@ -46,6 +46,13 @@ Tensor flatten(const Tensor& x, std::int64_t start_dim = 1, std::int64_t end_dim
 /// spatial dim: conv_output_size(). Computed as im2col + one GEMM per group.
 Tensor conv2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Pair2 stride = 1, Pair2 padding = 0,
               Pair2 dilation = 1, std::int64_t groups = 1);
+/// The transposed convolution of x (N, C_in, H, W) or (C_in, H, W) with weight
+/// (C_in, C_out, kh, kw) and an optional bias (C_out): the input gradient of the conv2d
+/// that maps its output back to x (col2im of W^T x), so (H - 1) stride - 2 padding +
+/// dilation (kh - 1) + output_padding + 1 rows out. One group. Gradients: x's is the
+/// forward convolution of the gradient, the weight's x times its im2col.
+Tensor conv_transpose2d(const Tensor& x, const Tensor& weight, const Tensor& bias = {}, Pair2 stride = 1,
+                        Pair2 padding = 0, Pair2 output_padding = 0, Pair2 dilation = 1);
 /// Max over each window (padding never wins). `stride` defaults to the kernel size.
 /// As in PyTorch, a NaN propagates; the gradient goes to the first of equal maxima
 /// in row-major window order, and to the last NaN of a window.

@@ -187,6 +187,10 @@ inline Tensor max_pool2d(const Tensor& x, nn::Pair2 kernel_size, std::optional<n
 inline Tensor avg_pool2d(const Tensor& x, nn::Pair2 kernel_size, std::optional<nn::Pair2> stride = std::nullopt) {
   return nn::functional::avg_pool2d(x, kernel_size, stride);
 }
+/// torch::leaky_relu(x, negative_slope).
+inline Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01) {
+  return nn::functional::leaky_relu(x, negative_slope);
+}
 /// torch::dropout(x, p, training).
 inline Tensor dropout(const Tensor& x, double p, bool training) { return nn::functional::dropout(x, p, training); }
 /// torch::feature_dropout(x, p, training): whole channels of an (N, C, ...) tensor at once.
@@ -401,6 +405,59 @@ class Conv2dImpl : public ::kindling::nn::Conv2d {
       : ::kindling::nn::Conv2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.rest()) {}
 };
 
+/// ConvTranspose2dOptions(in, out, kernel).stride(s).padding(p).output_padding(o).dilation(d).bias(b).
+class ConvTranspose2dOptions {
+ public:
+  /// in_channels, out_channels, kernel_size.
+  ConvTranspose2dOptions(std::int64_t in, std::int64_t out, Pair2 kernel) : in_(in), out_(out), kernel_(kernel) {}
+  ConvTranspose2dOptions& stride(Pair2 v) {  ///< the stride
+    o_.stride = v;
+    return *this;
+  }
+  ConvTranspose2dOptions& padding(Pair2 v) {  ///< the padding
+    o_.padding = v;
+    return *this;
+  }
+  ConvTranspose2dOptions& output_padding(Pair2 v) {  ///< the output padding
+    o_.output_padding = v;
+    return *this;
+  }
+  ConvTranspose2dOptions& dilation(Pair2 v) {  ///< the dilation
+    o_.dilation = v;
+    return *this;
+  }
+  ConvTranspose2dOptions& bias(bool v) {  ///< the bias flag
+    o_.bias = v;
+    return *this;
+  }
+  std::int64_t in_channels() const { return in_; }                           ///< in_channels
+  std::int64_t out_channels() const { return out_; }                         ///< out_channels
+  Pair2 kernel_size() const { return kernel_; }                              ///< kernel_size
+  const ::kindling::nn::ConvTranspose2dOptions& rest() const { return o_; }  ///< Kindling's options
+
+ private:
+  std::int64_t in_, out_;
+  Pair2 kernel_;
+  ::kindling::nn::ConvTranspose2dOptions o_;
+};
+/// The module a torch::nn::ConvTranspose2d holds.
+class ConvTranspose2dImpl : public ::kindling::nn::ConvTranspose2d {
+ public:
+  /// in, out, kernel.
+  ConvTranspose2dImpl(std::int64_t in, std::int64_t out, Pair2 kernel)
+      : ::kindling::nn::ConvTranspose2d(in, out, kernel) {}
+  /// From options.
+  explicit ConvTranspose2dImpl(const ConvTranspose2dOptions& o)
+      : ::kindling::nn::ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.rest()) {}
+};
+
+/// The module a torch::nn::BatchNorm2d holds.
+class BatchNorm2dImpl : public ::kindling::nn::BatchNorm2d {
+ public:
+  /// num_features.
+  explicit BatchNorm2dImpl(std::int64_t features) : ::kindling::nn::BatchNorm2d(features) {}
+};
+
 /// The module a torch::nn::Dropout holds.
 class DropoutImpl : public ::kindling::nn::Dropout {
  public:
@@ -450,6 +507,10 @@ namespace torch::nn {
 TORCH_MODULE(Linear);
 /// torch::nn::Conv2d: the holder of Conv2dImpl.
 TORCH_MODULE(Conv2d);
+/// torch::nn::ConvTranspose2d: the holder of ConvTranspose2dImpl.
+TORCH_MODULE(ConvTranspose2d);
+/// torch::nn::BatchNorm2d: the holder of BatchNorm2dImpl.
+TORCH_MODULE(BatchNorm2d);
 /// torch::nn::Dropout: the holder of DropoutImpl.
 TORCH_MODULE(Dropout);
 /// torch::nn::Dropout2d: the holder of Dropout2dImpl.

@@ -45,4 +45,36 @@ class Conv2d : public Module {
   Tensor bias;                ///< (out), or undefined
 };
 
+/// Options of ConvTranspose2d after the three required arguments.
+struct ConvTranspose2dOptions {
+  Pair2 stride = 1;          ///< step between the windows the output is scattered into
+  Pair2 padding = 0;         ///< rows and columns removed from each side of the output
+  Pair2 output_padding = 0;  ///< rows and columns added on one side (to reach an exact size)
+  Pair2 dilation = 1;        ///< spacing between kernel taps
+  bool bias = true;          ///< learn a bias per output channel
+};
+
+/// The transposed 2-d convolution (torch.nn.ConvTranspose2d, one group): weight (in, out,
+/// kh, kw), bias (out), initialised as PyTorch does (kaiming_uniform_ with a = sqrt(5); its
+/// fan_in is weight.size(1) * kh * kw).
+class ConvTranspose2d : public Module {
+ public:
+  /// in, out channels and the kernel size.
+  ConvTranspose2d(std::int64_t in, std::int64_t out, Pair2 kernel, ConvTranspose2dOptions opts = {});
+  /// F::conv_transpose2d with this layer's weight, bias and options.
+  Tensor forward(const Tensor& x) override;
+  /// Redraws weight and bias.
+  void reset_parameters();
+  /// "8, 3, kernel_size=(4, 4), stride=(2, 2)", as PyTorch prints it (padding, dilation,
+  /// output_padding after, when not their defaults).
+  std::string extra_repr() const override;
+
+  std::int64_t in_channels;        ///< input channels
+  std::int64_t out_channels;       ///< output channels
+  Pair2 kernel_size;               ///< (kh, kw)
+  ConvTranspose2dOptions options;  ///< stride, padding, output_padding, dilation, bias
+  Tensor weight;                   ///< (in, out, kh, kw)
+  Tensor bias;                     ///< (out), or undefined
+};
+
 }  // namespace kindling::nn
