@@ -123,6 +123,17 @@ void record_loader(const std::filesystem::path& csv, std::int64_t workers) {
     out << b.lane << "," << b.start << "," << b.end << "," << b.label << "," << b.group << "\n";
 }
 
+// The Korean edition's copy of a figure drawn with English words: each whole text element
+// `>en<` becomes `>ko<` (lectures/ko/ shows the "-ko" files).
+std::string korean(std::string svg, const std::vector<std::pair<std::string, std::string>>& words) {
+  for (const auto& [en, ko] : words) {
+    const std::string from = ">" + en + "<", to = ">" + ko + "<";
+    for (auto at = svg.find(from); at != std::string::npos; at = svg.find(from, at + to.size()))
+      svg.replace(at, from.size(), to);
+  }
+  return svg;
+}
+
 // A timeline that record_loader wrote.
 std::vector<draw::Bar> read_bars(const std::filesystem::path& csv) {
   std::vector<draw::Bar> bars;
@@ -164,6 +175,11 @@ int main(int argc, char** argv) {
   write(dir, "week03-conv-weight.svg",
         draw::layout_svg({{"weight.view(2, 8): (out, in*kh*kw)", k.view({2, 8})},
                           {"weight[0]: filter 0, (in, kh, kw)", k.select(0, 0)}}));
+  write(dir, "week03-linear-ko.svg",
+        draw::layout_svg({{"weight (출력 2, 입력 3)", w}, {"weight.t(): y = x W^T가 읽는 모습", w.t()}}));
+  write(dir, "week03-conv-weight-ko.svg",
+        draw::layout_svg({{"weight.view(2, 8): (출력, 입력*kh*kw)", k.view({2, 8})},
+                          {"weight[0]: 필터 0, (입력, kh, kw)", k.select(0, 0)}}));
 
   // Week 2: y = a * b + a, before backward (each node's dependency count) and after (the grads).
   const Tensor p = tensor({2.0f}).requires_grad_(), q = tensor({3.0f}).requires_grad_();
@@ -186,11 +202,28 @@ int main(int argc, char** argv) {
   write(dir, "week04-loader-2.svg",
         draw::timeline_svg("num_workers 2, prefetch_factor 2: workers load ahead, the loop trains in order",
                            read_bars(data / "week04-loader-2.csv"), "ms"));
+  const std::vector<std::pair<std::string, std::string>> lanes = {
+      {"loop", "루프"}, {"wait", "대기"}, {"worker 0", "워커 0"}, {"worker 1", "워커 1"}};
+  write(dir, "week04-loader-0-ko.svg",
+        korean(draw::timeline_svg("num_workers 0: 루프가 배치마다 항목을 읽고(i) 그 배치로 학습한다(b)",
+                                  read_bars(data / "week04-loader-0.csv"), "ms"),
+               lanes));
+  write(dir, "week04-loader-2-ko.svg",
+        korean(draw::timeline_svg("num_workers 2, prefetch_factor 2: 워커가 미리 읽고, 루프는 순서대로 학습한다",
+                                  read_bars(data / "week04-loader-2.csv"), "ms"),
+               lanes));
 
   // Week 5: the example program's two runs on the kit's subset, measured and committed as CSV.
   write(dir, "week05-mlp-curves.svg",
         train::curves_svg(read_curves(data / "week05-mlp-subset.csv"), "MLP on the Fashion-MNIST subset"));
   write(dir, "week05-cnn-curves.svg",
         train::curves_svg(read_curves(data / "week05-cnn-subset.csv"), "small CNN on the Fashion-MNIST subset"));
+  const std::vector<std::pair<std::string, std::string>> axes = {
+      {"epoch", "에폭"}, {"loss", "손실"}, {"accuracy", "정확도"}, {"train", "학습"}, {"test", "테스트"}};
+  write(dir, "week05-mlp-curves-ko.svg",
+        korean(train::curves_svg(read_curves(data / "week05-mlp-subset.csv"), "Fashion-MNIST 부분집합의 MLP"), axes));
+  write(dir, "week05-cnn-curves-ko.svg",
+        korean(train::curves_svg(read_curves(data / "week05-cnn-subset.csv"), "Fashion-MNIST 부분집합의 작은 CNN"),
+               axes));
   return 0;
 }
