@@ -22,6 +22,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -44,17 +45,156 @@ namespace Reduction =
 #define AT_ASSERT(cond) KINDLING_CHECK((cond), "Expected " #cond " to be true, but got false.")
 
 namespace torch {
-using namespace ::kindling;  // NOLINT(google-build-using-namespace): torch:: is kindling:: plus the names below
+// torch:: is kindling::'s tensors, factories, operations and types, one using-declaration each
+// (not `using namespace kindling`: a program that says `using namespace torch;`, as LibTorch's
+// examples do, would then see kindling::nn beside torch::nn, and `nn::` would be ambiguous),
+// plus the names below.
+using ::kindling::abs;
+using ::kindling::add;
+using ::kindling::add_;
+using ::kindling::add_noise;
+using ::kindling::add_out;
+using ::kindling::addmm;
+using ::kindling::allclose;
+using ::kindling::argmax;
+using ::kindling::argmin;
+using ::kindling::AutoGradMode;
+using ::kindling::bmm;
+using ::kindling::broadcast_shapes;
+using ::kindling::can_cast;
+using ::kindling::cat;
+using ::kindling::ceil;
+using ::kindling::chunk;
+using ::kindling::clamp;
+using ::kindling::clamp_;
+using ::kindling::contiguous_strides;
+using ::kindling::correlation;
+using ::kindling::cos;
+using ::kindling::count_lossy;
+using ::kindling::default_generator;
+using ::kindling::Device;
+using ::kindling::DeviceType;
+using ::kindling::div;
+using ::kindling::div_;
+using ::kindling::dot;
+using ::kindling::Dtype;
+using ::kindling::dtype_name;
+using ::kindling::dtype_short_name;
+using ::kindling::eigh;
+using ::kindling::EighResult;
+using ::kindling::einsum;
+using ::kindling::element_size;
+using ::kindling::empty_like;
+using ::kindling::EnableGradGuard;
+using ::kindling::eq;
+using ::kindling::equal;
+using ::kindling::Error;
+using ::kindling::exp;
+using ::kindling::floor;
+using ::kindling::from_blob;
+using ::kindling::full_like;
+using ::kindling::ge;
+using ::kindling::Generator;
+using ::kindling::GeneratorGuard;
+using ::kindling::get_num_threads;
+using ::kindling::GradMode;
+using ::kindling::gt;
+using ::kindling::index_select;
+using ::kindling::IndexError;
+using ::kindling::infer_size;
+using ::kindling::IntArrayRef;
+using ::kindling::is_contiguous;
+using ::kindling::is_floating_point;
+using ::kindling::is_integral;
+using ::kindling::isfinite;
+using ::kindling::isnan;
+using ::kindling::kBool;
+using ::kindling::kByte;
+using ::kindling::kDefaultDtype;
+using ::kindling::kDouble;
+using ::kindling::kFloat;
+using ::kindling::kFloat32;
+using ::kindling::kFloat64;
+using ::kindling::kInt;
+using ::kindling::kInt32;
+using ::kindling::kInt64;
+using ::kindling::kLong;
+using ::kindling::kUInt8;
+using ::kindling::le;
+using ::kindling::legacy_type_name;
+using ::kindling::linspace;
+using ::kindling::log;
+using ::kindling::log1p;
+using ::kindling::log_softmax;
+using ::kindling::logical_not;
+using ::kindling::logsumexp;
+using ::kindling::lt;
+using ::kindling::manual_seed;
+using ::kindling::masked_fill;
+using ::kindling::masked_fill_;
+using ::kindling::masked_select;
+using ::kindling::matmul;
+using ::kindling::matrix_function;
+using ::kindling::max;
+using ::kindling::maximum;
+using ::kindling::mean;
+using ::kindling::min;
+using ::kindling::minimum;
+using ::kindling::mm;
+using ::kindling::mul;
+using ::kindling::mul_;
+using ::kindling::mv;
+using ::kindling::ne;
+using ::kindling::neg;
+using ::kindling::NestedList;
+using ::kindling::NoGradGuard;
+using ::kindling::NoiseKind;
+using ::kindling::NotImplemented;
+using ::kindling::numel_of;
+using ::kindling::pow;
+using ::kindling::prod;
+using ::kindling::promote_types;
+using ::kindling::rand_like;
+using ::kindling::randint;
+using ::kindling::randperm;
+using ::kindling::reciprocal;
+using ::kindling::relu;
+using ::kindling::relu_;
+using ::kindling::repeat;
+using ::kindling::result_type;
+using ::kindling::round;
+using ::kindling::rsqrt;
+using ::kindling::Scalar;
+using ::kindling::scalar_tensor;
+using ::kindling::ScalarType;
+using ::kindling::set_num_threads;
+using ::kindling::Shape;
+using ::kindling::sigmoid;
+using ::kindling::sign;
+using ::kindling::sin;
+using ::kindling::softmax;
+using ::kindling::split;
+using ::kindling::sqrt;
+using ::kindling::square;
+using ::kindling::stack;
+using ::kindling::Storage;
+using ::kindling::sub;
+using ::kindling::sub_;
+using ::kindling::sum;
+using ::kindling::tanh;
+using ::kindling::Tensor;
+using ::kindling::TensorList;
+using ::kindling::to_string;
+using ::kindling::type_as;
+using ::kindling::TypeError;
+using ::kindling::ValueError;
+using ::kindling::where;
+using ::kindling::wrap_dim;
 namespace Reduction = ::at::Reduction;  // torch::Reduction::Sum
 
 // ---- dtypes and devices ------------------------------------------------------------------------
-inline constexpr ScalarType kFloat = kFloat32;         ///< torch::kFloat
 inline constexpr ScalarType kF32 = kFloat32;           ///< torch::kF32
-inline constexpr ScalarType kDouble = kFloat64;        ///< torch::kDouble
 inline constexpr ScalarType kF64 = kFloat64;           ///< torch::kF64
-inline constexpr ScalarType kLong = kInt64;            ///< torch::kLong
-inline constexpr ScalarType kInt = kInt32;             ///< torch::kInt
-inline constexpr ScalarType kByte = kUInt8;            ///< torch::kByte
 inline constexpr DeviceType kCPU = DeviceType::CPU;    ///< torch::kCPU (a DeviceType, as in LibTorch)
 inline constexpr DeviceType kCUDA = DeviceType::CUDA;  ///< torch::kCUDA
 
@@ -162,37 +302,41 @@ inline std::string reduction_name(::at::Reduction::Reduction r) {
 /// torch::nll_loss(input, target, weight, reduction, ignore_index).
 inline Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                        ::at::Reduction::Reduction reduction = ::at::Reduction::Mean, std::int64_t ignore_index = -100) {
-  return nn::functional::nll_loss(input, target, weight, ignore_index, detail::reduction_name(reduction));
+  return ::kindling::nn::functional::nll_loss(input, target, weight, ignore_index, detail::reduction_name(reduction));
 }
 /// torch::mse_loss.
 inline Tensor mse_loss(const Tensor& input, const Tensor& target,
                        ::at::Reduction::Reduction reduction = ::at::Reduction::Mean) {
-  return nn::functional::mse_loss(input, target, detail::reduction_name(reduction));
+  return ::kindling::nn::functional::mse_loss(input, target, detail::reduction_name(reduction));
 }
 /// torch::smooth_l1_loss.
 inline Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
                              ::at::Reduction::Reduction reduction = ::at::Reduction::Mean, double beta = 1.0) {
-  return nn::functional::smooth_l1_loss(input, target, detail::reduction_name(reduction), beta);
+  return ::kindling::nn::functional::smooth_l1_loss(input, target, detail::reduction_name(reduction), beta);
 }
 /// torch::binary_cross_entropy.
 inline Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                                    ::at::Reduction::Reduction reduction = ::at::Reduction::Mean) {
-  return nn::functional::binary_cross_entropy(input, target, weight, detail::reduction_name(reduction));
+  return ::kindling::nn::functional::binary_cross_entropy(input, target, weight, detail::reduction_name(reduction));
 }
 /// torch::max_pool2d(x, kernel_size[, stride]).
-inline Tensor max_pool2d(const Tensor& x, nn::Pair2 kernel_size, std::optional<nn::Pair2> stride = std::nullopt) {
-  return nn::functional::max_pool2d(x, kernel_size, stride);
+inline Tensor max_pool2d(const Tensor& x, ::kindling::nn::Pair2 kernel_size,
+                         std::optional<::kindling::nn::Pair2> stride = std::nullopt) {
+  return ::kindling::nn::functional::max_pool2d(x, kernel_size, stride);
 }
 /// torch::avg_pool2d(x, kernel_size[, stride]).
-inline Tensor avg_pool2d(const Tensor& x, nn::Pair2 kernel_size, std::optional<nn::Pair2> stride = std::nullopt) {
-  return nn::functional::avg_pool2d(x, kernel_size, stride);
+inline Tensor avg_pool2d(const Tensor& x, ::kindling::nn::Pair2 kernel_size,
+                         std::optional<::kindling::nn::Pair2> stride = std::nullopt) {
+  return ::kindling::nn::functional::avg_pool2d(x, kernel_size, stride);
 }
 /// torch::leaky_relu(x, negative_slope).
 inline Tensor leaky_relu(const Tensor& x, double negative_slope = 0.01) {
-  return nn::functional::leaky_relu(x, negative_slope);
+  return ::kindling::nn::functional::leaky_relu(x, negative_slope);
 }
 /// torch::dropout(x, p, training).
-inline Tensor dropout(const Tensor& x, double p, bool training) { return nn::functional::dropout(x, p, training); }
+inline Tensor dropout(const Tensor& x, double p, bool training) {
+  return ::kindling::nn::functional::dropout(x, p, training);
+}
 /// torch::feature_dropout(x, p, training): whole channels of an (N, C, ...) tensor at once.
 inline Tensor feature_dropout(const Tensor& x, double p, bool training) {
   if (!training || p == 0) return x;
@@ -309,6 +453,8 @@ class ModuleHolder {
   Impl* get() const { return impl_.get(); }
   /// True when it holds nothing.
   bool is_empty() const { return impl_ == nullptr; }
+  /// The module as Kindling's containers take it (nn::Sequential of holders).
+  operator std::shared_ptr<::kindling::nn::Module>() const { return impl_; }  // NOLINT(google-explicit-constructor)
   /// The module's forward.
   template <class... Args>
   auto operator()(Args&&... args) const {
@@ -475,6 +621,40 @@ class Dropout2dImpl : public ::kindling::nn::Module {
 };
 using FeatureDropoutImpl = Dropout2dImpl;  ///< LibTorch's old name
 
+/// LeakyReLUOptions().negative_slope(s).
+class LeakyReLUOptions {
+ public:
+  LeakyReLUOptions& negative_slope(double v) {  ///< the slope below 0
+    slope_ = v;
+    return *this;
+  }
+  double negative_slope() const { return slope_; }  ///< the slope below 0
+
+ private:
+  double slope_ = 0.01;
+};
+/// The module a torch::nn::LeakyReLU holds.
+class LeakyReLUImpl : public ::kindling::nn::LeakyReLU {
+ public:
+  /// From options.
+  explicit LeakyReLUImpl(const LeakyReLUOptions& o = {}) : ::kindling::nn::LeakyReLU(o.negative_slope()) {}
+};
+/// The module a torch::nn::Sigmoid holds.
+class SigmoidImpl : public ::kindling::nn::Sigmoid {
+ public:
+  SigmoidImpl() = default;  ///< Sigmoid
+};
+/// The module a torch::nn::Tanh holds.
+class TanhImpl : public ::kindling::nn::Tanh {
+ public:
+  TanhImpl() = default;  ///< Tanh
+};
+/// The module a torch::nn::Sequential holds: Kindling's, built from holders or modules.
+class SequentialImpl : public ::kindling::nn::Sequential {
+ public:
+  using ::kindling::nn::Sequential::Sequential;
+};
+
 /// The module a torch::nn::ReLU holds.
 class ReLUImpl : public ::kindling::nn::ReLU {
  public:
@@ -517,6 +697,14 @@ TORCH_MODULE(Dropout);
 TORCH_MODULE(Dropout2d);
 /// torch::nn::FeatureDropout: the holder of FeatureDropoutImpl.
 TORCH_MODULE(FeatureDropout);
+/// torch::nn::LeakyReLU: the holder of LeakyReLUImpl.
+TORCH_MODULE(LeakyReLU);
+/// torch::nn::Sigmoid: the holder of SigmoidImpl.
+TORCH_MODULE(Sigmoid);
+/// torch::nn::Tanh: the holder of TanhImpl.
+TORCH_MODULE(Tanh);
+/// torch::nn::Sequential: the holder of SequentialImpl.
+TORCH_MODULE(Sequential);
 /// torch::nn::ReLU: the holder of ReLUImpl.
 TORCH_MODULE(ReLU);
 /// torch::nn::MSELoss: the holder of MSELossImpl.
@@ -569,8 +757,8 @@ class AdamOptions {
  public:
   /// The learning rate.
   explicit AdamOptions(double lr = 1e-3) { c_.lr = lr; }
-  AdamOptions& betas(std::pair<double, double> v) {  ///< betas
-    c_.betas = v;
+  AdamOptions& betas(std::tuple<double, double> v) {  ///< betas (LibTorch's type: `{0.5, 0.999}` or make_tuple)
+    c_.betas = {std::get<0>(v), std::get<1>(v)};
     return *this;
   }
   AdamOptions& eps(double v) {  ///< eps
@@ -824,10 +1012,32 @@ template <class Impl>
 void save(const nn::ModuleHolder<Impl>& module, const std::string& path) {
   ::kindling::serialize::save_checkpoint(path, *module, nullptr, 0);
 }
-/// torch::save(optimizer, path) has no Kindling form apart from the model: see save_checkpoint.
 /// torch::load(module, path): what torch::save wrote, into the module (every key must fit).
 template <class Impl>
 void load(const nn::ModuleHolder<Impl>& module, const std::string& path) {
   ::kindling::serialize::load_checkpoint(path, *module, nullptr);
+}
+/// torch::save(optimizer, path): its state dict in PyTorch's layout (week 5's checkpoint, without
+/// a model).
+inline void save(::kindling::optim::Optimizer& optimizer, const std::string& path) {
+  ::kindling::serialize::TrainingState state;
+  state.optimizer = &optimizer;
+  ::kindling::serialize::save_checkpoint(path, state);
+}
+/// torch::load(optimizer, path): what torch::save(optimizer, path) wrote.
+inline void load(::kindling::optim::Optimizer& optimizer, const std::string& path) {
+  ::kindling::serialize::TrainingState state;
+  state.optimizer = &optimizer;
+  ::kindling::serialize::load_checkpoint(path, state);
+}
+/// torch::save(tensor, path): one tensor, named "tensor", in a safetensors file.
+inline void save(const Tensor& t, const std::string& path) {
+  ::kindling::serialize::FileContents contents;
+  contents.tensors["tensor"] = t.detach().cpu().contiguous();
+  ::kindling::serialize::save_file(path, contents);
+}
+/// torch::load(tensor, path): what torch::save(tensor, path) wrote.
+inline void load(Tensor& t, const std::string& path) {
+  t = ::kindling::serialize::load_file(path).tensors.at("tensor");
 }
 }  // namespace torch
