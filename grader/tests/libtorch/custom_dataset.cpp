@@ -32,7 +32,8 @@ int main() {
   torch::manual_seed(3);
   auto loader = torch::data::make_data_loader(TwoSides(512).map(ScaleBy{2.0}).map(torch::data::transforms::Stack<>()),
                                               torch::data::DataLoaderOptions().batch_size(64).workers(2));
-  torch::nn::Linear model(2, 2);
+  // A Sequential of holders with a function in the middle (nn::Functional), as LibTorch writes it.
+  torch::nn::Sequential model(torch::nn::Linear(2, 8), torch::nn::Functional(torch::relu), torch::nn::Linear(8, 2));
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.05));
   double accuracy = 0;
   for (int epoch = 0; epoch < 20; ++epoch) {

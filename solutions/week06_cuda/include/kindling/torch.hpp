@@ -19,6 +19,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -649,6 +650,22 @@ class TanhImpl : public ::kindling::nn::Tanh {
  public:
   TanhImpl() = default;  ///< Tanh
 };
+/// The module a torch::nn::Functional holds: a function as a module (for a Sequential), e.g.
+/// `nn::Functional(torch::relu)` or a lambda.
+class FunctionalImpl : public ::kindling::nn::Module {
+ public:
+  /// Wraps `fn`.
+  explicit FunctionalImpl(std::function<Tensor(const Tensor&)> fn)
+      : ::kindling::nn::Module("Functional"), fn_(std::move(fn)) {}
+  /// Wraps a function of a tensor (an overload set such as torch::relu picks this one).
+  explicit FunctionalImpl(Tensor (*fn)(const Tensor&)) : FunctionalImpl(std::function<Tensor(const Tensor&)>(fn)) {}
+  /// fn(x).
+  Tensor forward(const Tensor& x) override { return fn_(x); }
+
+ private:
+  std::function<Tensor(const Tensor&)> fn_;
+};
+
 /// The module a torch::nn::Sequential holds: Kindling's, built from holders or modules.
 class SequentialImpl : public ::kindling::nn::Sequential {
  public:
@@ -703,6 +720,8 @@ TORCH_MODULE(LeakyReLU);
 TORCH_MODULE(Sigmoid);
 /// torch::nn::Tanh: the holder of TanhImpl.
 TORCH_MODULE(Tanh);
+/// torch::nn::Functional: the holder of FunctionalImpl.
+TORCH_MODULE(Functional);
 /// torch::nn::Sequential: the holder of SequentialImpl.
 TORCH_MODULE(Sequential);
 /// torch::nn::ReLU: the holder of ReLUImpl.
