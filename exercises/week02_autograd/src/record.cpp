@@ -108,49 +108,39 @@ bool may_overlap(IntArrayRef sizes, IntArrayRef strides) {
   return false;
 }
 
-// Adds `grad` into `buffer` through the strided geometry (sizes, strides, offset);
-// positions may repeat (an expanded or overlapping view), so this loops.
-template <class T>
-void scatter_add(T* buffer, const Tensor& grad, const Geometry& g) {
-  const Tensor c = grad.contiguous();
-  const T* src = c.data_ptr<T>();
-  const std::int64_t n = c.numel();
+// Calls f(i, offset) for each element of the strided geometry, in row-major order: i counts
+// the elements, offset is where element i lives in storage.
+template <class F>
+void for_each_offset(const Geometry& g, F&& f) {
+  const std::int64_t n = numel_of(g.sizes);
   Shape index(g.sizes.size(), 0);
   for (std::int64_t i = 0; i < n; ++i) {
-    buffer[index_to_offset(index, g.strides, g.offset)] += src[i];
+    f(i, index_to_offset(index, g.strides, g.offset));
     for (auto d = static_cast<std::int64_t>(index.size()) - 1; d >= 0; --d) {
       if (++index[d] < g.sizes[d]) break;
       index[d] = 0;
     }
   }
 }
-}  // namespace
 
-namespace {
+// Adds `grad` into `buffer` through the strided geometry (sizes, strides, offset);
+// positions may repeat (an expanded or overlapping view), so this loops.
+template <class T>
+void scatter_add(T* buffer, const Tensor& grad, const Geometry& g) {
+  const Tensor c = grad.contiguous();
+  const T* src = c.data_ptr<T>();
+  for_each_offset(g, [&](std::int64_t i, std::int64_t offset) { buffer[offset] += src[i]; });
+}
+
 // The second derivative of a strided scatter (create_graph): the scatter's adjoint reads, for
 // each element of the view, the input element at the same storage offset. As an index list
 // into the input's elements in row-major order, so that index_select (recorded) does it.
 Tensor gather_index(const Geometry& in, const Geometry& view) {
   std::unordered_map<std::int64_t, std::int64_t> position;  // storage offset -> flat index in `in`
-  const std::int64_t n_in = numel_of(in.sizes);
-  Shape index(in.sizes.size(), 0);
-  for (std::int64_t i = 0; i < n_in; ++i) {
-    position.emplace(index_to_offset(index, in.strides, in.offset), i);
-    for (auto d = static_cast<std::int64_t>(index.size()) - 1; d >= 0; --d) {
-      if (++index[d] < in.sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-  const std::int64_t n_view = numel_of(view.sizes);
-  std::vector<std::int64_t> flat(static_cast<std::size_t>(n_view));
-  Shape at(view.sizes.size(), 0);
-  for (std::int64_t i = 0; i < n_view; ++i) {
-    flat[static_cast<std::size_t>(i)] = position.at(index_to_offset(at, view.strides, view.offset));
-    for (auto d = static_cast<std::int64_t>(at.size()) - 1; d >= 0; --d) {
-      if (++at[d] < view.sizes[d]) break;
-      at[d] = 0;
-    }
-  }
+  for_each_offset(in, [&](std::int64_t i, std::int64_t offset) { position.emplace(offset, i); });
+  std::vector<std::int64_t> flat(static_cast<std::size_t>(numel_of(view.sizes)));
+  for_each_offset(
+      view, [&](std::int64_t i, std::int64_t offset) { flat[static_cast<std::size_t>(i)] = position.at(offset); });
   return tensor(flat, TensorOptions(kInt64));
 }
 
@@ -158,26 +148,13 @@ Tensor gather_index(const Geometry& in, const Geometry& view) {
 // sits at the storage offset of view element k and c input elements share that offset.
 Tensor sharing_matrix(const Geometry& in, const Geometry& view, ScalarType dtype) {
   std::unordered_map<std::int64_t, std::vector<std::int64_t>> at;  // offset -> input elements there
-  const std::int64_t n_in = numel_of(in.sizes);
-  Shape index(in.sizes.size(), 0);
-  for (std::int64_t i = 0; i < n_in; ++i) {
-    at[index_to_offset(index, in.strides, in.offset)].push_back(i);
-    for (auto d = static_cast<std::int64_t>(index.size()) - 1; d >= 0; --d) {
-      if (++index[d] < in.sizes[d]) break;
-      index[d] = 0;
-    }
-  }
-  const std::int64_t n_view = numel_of(view.sizes);
+  for_each_offset(in, [&](std::int64_t j, std::int64_t offset) { at[offset].push_back(j); });
+  const std::int64_t n_in = numel_of(in.sizes), n_view = numel_of(view.sizes);
   std::vector<double> m(static_cast<std::size_t>(n_view * n_in), 0.0);
-  Shape k_at(view.sizes.size(), 0);
-  for (std::int64_t k = 0; k < n_view; ++k) {
-    const auto& js = at.at(index_to_offset(k_at, view.strides, view.offset));
+  for_each_offset(view, [&](std::int64_t k, std::int64_t offset) {
+    const auto& js = at.at(offset);
     for (std::int64_t j : js) m[static_cast<std::size_t>(k * n_in + j)] = 1.0 / static_cast<double>(js.size());
-    for (auto d = static_cast<std::int64_t>(k_at.size()) - 1; d >= 0; --d) {
-      if (++k_at[d] < view.sizes[d]) break;
-      k_at[d] = 0;
-    }
-  }
+  });
   return tensor(m, TensorOptions(kFloat64)).view({n_view, n_in}).to(dtype);
 }
 }  // namespace

@@ -95,6 +95,33 @@ Window2d window_of(const ConvGeometry& g) {
   return Window2d{g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW};
 }
 
+// im2col of a contiguous (N, C, H, W) image, on its device: the (C kh kw, N OH OW) columns.
+Tensor im2col_of(const Tensor& x, const ConvGeometry& g) {
+  Tensor cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, x.dtype(), x.device());
+  if (!x.device().is_cpu())  // on a device: its im2col kernel
+    device_backend(x.device().type).im2col(cols, x, window_of(g));
+  else
+    nn::detail::visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
+    });
+  return cols;
+}
+
+// col2im of (C kh kw, N OH OW) columns, on their device: the (N, C, H, W) image each of whose
+// pixels sums the entries that came from it.
+Tensor col2im_of(const Tensor& cols, const ConvGeometry& g) {
+  Tensor image = zeros({g.N, g.C, g.H, g.W}, TensorOptions(cols.dtype()).device(cols.device()));
+  if (!cols.device().is_cpu())  // on a device: its col2im kernel (a gather: no two threads add into one pixel)
+    device_backend(cols.device().type).col2im(image, cols, window_of(g));
+  else
+    nn::detail::visit_float(cols.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      col2im(cols.data_ptr<T>(), image.data_ptr<T>(), g);
+    });
+  return image;
+}
+
 }  // namespace
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
@@ -135,14 +162,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   Tensor cols, out;
   {
     AutoGradMode off(false);
-    cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, dtype, device);
-    if (!device.is_cpu())  // on a device: its im2col kernel
-      device_backend(device.type).im2col(cols, x, window_of(g));
-    else
-      nn::detail::visit_float(dtype, [&](auto tag) {
-        using T = decltype(tag);
-        im2col(x.data_ptr<T>(), cols.data_ptr<T>(), g);
-      });
+    cols = im2col_of(x, g);
     const Tensor wmat = weight.contiguous().view({g.O, g.K()});
     Tensor y = kindling::detail::empty_contiguous({g.O, g.N * g.L()}, dtype, device);
     const std::int64_t og = g.O / g.G;
@@ -177,14 +197,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
           for (std::int64_t grp = 0; grp < g.G; ++grp)
             kindling::detail::gemm(gcols.narrow(0, grp * g.K(), g.K()), wmat.narrow(0, grp * og, og).t(),
                                    gy.narrow(0, grp * og, og), 1, false);
-          gx = zeros({g.N, g.C, g.H, g.W}, TensorOptions(gy.dtype()).device(gy.device()));
-          if (!gy.device().is_cpu())  // on a device: its col2im kernel (a gather: no two threads add into one pixel)
-            device_backend(gy.device().type).col2im(gx, gcols, window_of(g));
-          else
-            nn::detail::visit_float(gy.dtype(), [&](auto tag) {
-              using T = decltype(tag);
-              col2im(gcols.data_ptr<T>(), gx.data_ptr<T>(), g);
-            });
+          gx = col2im_of(gcols, g);
           if (!batched) gx = gx.squeeze(0);
         }
         if (needs.size() > 2 && needs[2]) gb = sum(gy, {1});
@@ -232,31 +245,6 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
   const ScalarType dtype = x.dtype();
   const Device device = kindling::detail::common_device({&x, &weight, &bias});
   const std::int64_t NL = g.N * g.L();
-  // col2im of W^T x (the scatter of a convolution's input gradient), and im2col of a gradient
-  // (its gather): the two halves of conv2d, in the other order.
-  const auto scatter = [g, device](const Tensor& cols) {
-    Tensor out = zeros({g.N, g.C, g.H, g.W}, TensorOptions(cols.dtype()).device(device));
-    if (!device.is_cpu())
-      device_backend(device.type).col2im(out, cols, window_of(g));
-    else
-      nn::detail::visit_float(cols.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        col2im(cols.data_ptr<T>(), out.data_ptr<T>(), g);
-      });
-    return out;
-  };
-  const auto gather = [g, device](const Tensor& image) {
-    const Tensor img = image.contiguous();
-    Tensor cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, img.dtype(), device);
-    if (!device.is_cpu())
-      device_backend(device.type).im2col(cols, img, window_of(g));
-    else
-      nn::detail::visit_float(img.dtype(), [&](auto tag) {
-        using T = decltype(tag);
-        im2col(img.data_ptr<T>(), cols.data_ptr<T>(), g);
-      });
-    return cols;
-  };
   Tensor out;
   {
     AutoGradMode off(false);
@@ -264,18 +252,18 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
     const Tensor wmat = weight.contiguous().view({g.O, g.K()});
     Tensor cols = kindling::detail::empty_contiguous({g.K(), NL}, dtype, device);
     kindling::detail::gemm(cols, wmat.t(), xm, 1, false);
-    out = scatter(cols);
+    out = col2im_of(cols, g);  // the scatter of a convolution's input gradient
     if (bias.defined()) out.add_(bias.view({1, g.C, 1, 1}));
     if (!batched) out = out.squeeze(0).contiguous();
   }
   nn::detail::record_function(
       "ConvolutionBackward0", out, {input, weight, bias}, {input, weight},
-      [g, batched, gather](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
+      [g, batched](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
         AutoGradMode off(false);
         const Tensor x_saved = (batched ? saved[0] : saved[0].unsqueeze(0)).contiguous();
         const Tensor& w = saved[1];
         const std::int64_t rows = g.N * g.L();
-        const Tensor cols = gather(batched ? grad : grad.unsqueeze(0));  // (C kh kw, N L)
+        const Tensor cols = im2col_of((batched ? grad : grad.unsqueeze(0)).contiguous(), g);  // (C kh kw, N L)
         Tensor gx, gw, gb;
         if (needs[0]) {  // the forward convolution of the gradient: W cols
           const Tensor wmat = w.contiguous().view({g.O, g.K()});

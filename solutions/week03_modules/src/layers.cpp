@@ -67,7 +67,11 @@ Conv2d::Conv2d(std::int64_t in, std::int64_t out, Pair2 kernel, Conv2dOptions op
   reset_parameters();
 }
 
-void Conv2d::reset_parameters() {
+namespace {
+// PyTorch's _ConvNd.reset_parameters: kaiming_uniform_ with a = sqrt(5), the bias from
+// U(+-1/sqrt(fan_in)), fan_in taken from the weight's dim 1 (in for Conv2d, out for the
+// transposed one).
+void reset_conv_parameters(Tensor& weight, Tensor& bias) {
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
     const auto fan_in = init::calculate_fan_in_and_fan_out(weight).first;
@@ -75,6 +79,9 @@ void Conv2d::reset_parameters() {
     init::uniform_(bias, -bound, bound);
   }
 }
+}  // namespace
+
+void Conv2d::reset_parameters() { reset_conv_parameters(weight, bias); }
 
 Tensor Conv2d::forward(const Tensor& x) {
   return F::conv2d(x, weight, bias, options.stride, options.padding, options.dilation, options.groups);
@@ -98,14 +105,7 @@ ConvTranspose2d::ConvTranspose2d(std::int64_t in, std::int64_t out, Pair2 kernel
   reset_parameters();
 }
 
-void ConvTranspose2d::reset_parameters() {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const auto fan_in = init::calculate_fan_in_and_fan_out(weight).first;
-    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
+void ConvTranspose2d::reset_parameters() { reset_conv_parameters(weight, bias); }
 
 Tensor ConvTranspose2d::forward(const Tensor& x) {
   return F::conv_transpose2d(x, weight, bias, options.stride, options.padding, options.output_padding,
