@@ -79,7 +79,7 @@ void check_cpu(const Tensor& t, const char* what) {
   KINDLING_CHECK(
       t.device().is_cpu(), "'", what, "' is not implemented for ", to_string(t.device()),
       " tensors yet (Kindling's GPU kernels cover the elementwise ops, reductions, softmax, matrix products, "
-      "where, convolutions and pooling); move the tensor with .cpu() first");
+      "where, index_select, convolutions and pooling); move the tensor with .cpu() first");
 }
 
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype, Device device) {
@@ -106,69 +106,49 @@ Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking) const {
 }
 
 // to(Device) is the task week06.device_moves (week 6: src/tasks/device_moves.cpp); cuda() and
-// cpu() are the engine's own moves, which the other tasks' tests rely on.
-namespace {
-Tensor move(const Tensor& t, Device device, bool non_blocking) {
-  KINDLING_CHECK(!(t.requires_grad() && GradMode::is_enabled()),
-                 "Kindling records no gradient through a move between devices yet (week 6 part 2): call detach() "
-                 "first, or move the leaf before it requires grad");
-  Tensor out = detail::empty_contiguous(t.sizes(), t.dtype(), device);
-  device_backend(device.is_cpu() ? t.device().type : device.type).copy(out, t, non_blocking);
+// cpu() are the engine's own moves, which the other tasks' tests (and a move's backward) rely on.
+void detail::record_move(const Tensor& out, const Tensor& self) {
+  if (!autograd::may_require_grad(self) || !GradMode::is_enabled() || !self.requires_grad()) return;
+  autograd::OpArgs args;
+  args.device = self.device();
+  autograd::record(autograd::Op::ToCopy, out, {self}, std::move(args));
+}
+
+Tensor detail::move_to(const Tensor& t, Device device, bool non_blocking) {
+  Tensor out = empty_contiguous(t.sizes(), t.dtype(), device);
+  if (device.is_cpu() && t.device().is_cpu())
+    copy(out, t);
+  else
+    device_backend(device.is_cpu() ? t.device().type : device.type).copy(out, t, non_blocking);
+  record_move(out, t);
   return out;
 }
-}  // namespace
+
+Tensor detail::index_select_on_device(const Tensor& x, std::int64_t dim, const Tensor& index) {
+  KINDLING_CHECK(index.device() == x.device(),
+                 "index_select(): Input, output and indices must be on the current device");
+  KINDLING_CHECK_AS(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
+  KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
+                 "index_select(): Expected dtype int32 or int64 for index");
+  const Tensor idx = index.to(kInt64).contiguous();
+  const std::int64_t size = x.dim() > 0 ? x.sizes()[static_cast<std::size_t>(dim)] : 1;
+  for (const std::int64_t i : idx.cpu().to_vector<std::int64_t>()) {  // the host checks the entries first
+    if (i >= 0 && i < size) continue;
+    KINDLING_CHECK(!(x.dim() >= 2 && dim == 1), "INDICES element is out of DATA bounds, id=", i, " axis_dim=", size);
+    throw IndexError("index out of range in self");
+  }
+  if (x.dim() == 0) return x.clone();
+  Shape shape = x.sizes().vec();
+  shape[static_cast<std::size_t>(dim)] = idx.numel();
+  Tensor out = empty_contiguous(shape, x.dtype(), x.device());
+  device_backend(x.device().type).index_select(out, x.contiguous(), dim, idx);
+  return out;
+}
 
 Tensor Tensor::cuda(bool non_blocking) const {
   const Device d = device_backend(DeviceType::CUDA).resolve(Device(DeviceType::CUDA));
-  return device() == d ? *this : move(*this, d, non_blocking);
+  return device() == d ? *this : detail::move_to(*this, d, non_blocking);
 }
-Tensor Tensor::cpu() const { return device().is_cpu() ? *this : move(*this, kCPU, false); }
+Tensor Tensor::cpu() const { return device().is_cpu() ? *this : detail::move_to(*this, kCPU); }
 
 }  // namespace kindling
-
-namespace kindling::detail::autograd {
-const char* op_name(Op op) {
-  switch (op) {
-    case Op::Sum:
-      return "sum";
-    case Op::Mean:
-      return "mean";
-    case Op::Prod:
-      return "prod";
-    case Op::MaxAll:
-    case Op::MaxDim:
-      return "max";
-    case Op::MinAll:
-    case Op::MinDim:
-      return "min";
-    case Op::Logsumexp:
-      return "logsumexp";
-    case Op::Softmax:
-      return "softmax";
-    case Op::LogSoftmax:
-      return "log_softmax";
-    case Op::Dot:
-      return "dot";
-    case Op::Mv:
-      return "mv";
-    case Op::Mm:
-      return "mm";
-    case Op::Bmm:
-      return "bmm";
-    case Op::Addmm:
-      return "addmm";
-    case Op::Cat:
-      return "cat";
-    case Op::Stack:
-      return "stack";
-    case Op::IndexSelect:
-      return "index_select";
-    case Op::MaskedFill:
-      return "masked_fill";
-    case Op::Where:
-      return "where";
-    default:
-      return "this operation";
-  }
-}
-}  // namespace kindling::detail::autograd

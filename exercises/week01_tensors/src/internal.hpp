@@ -56,6 +56,11 @@ void copy(const Tensor& dst, const Tensor& src);
 /// "argmin") goes into the error for an empty dim.
 std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool keepdim, bool is_max, const char* name);
 
+/// index_select of a tensor on a device (week 6's kernel; the CPU's is the task week01.masking):
+/// `dim` already wrapped; the index must be on x's device; the CPU's errors, word for word (PyTorch's
+/// CUDA kernel asserts on the device instead, which ends the process).
+Tensor index_select_on_device(const Tensor& x, std::int64_t dim, const Tensor& index);
+
 /// A new contiguous tensor without checks (the engine's allocation point).
 Tensor empty_contiguous(IntArrayRef sizes, ScalarType dtype);
 /// The same on `device` (a device's memory comes from its backend, device_hooks.hpp).

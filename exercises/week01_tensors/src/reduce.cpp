@@ -434,10 +434,13 @@ Tensor mean_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 Tensor prod_impl(const Tensor& x, IntArrayRef dims, bool keepdim) {
   const auto mask = reduced_mask(x, dims);
+  const ScalarType out_type = is_integral(x.dtype(), true) ? kInt64 : x.dtype();
+  if (!x.device().is_cpu())
+    return as_result(device_reduce(ReduceOp::Prod, x, mask, out_type, 1), reduced_shape(x, mask, keepdim));
   return visit_dtype(x.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     Tensor acc = reduce_to_acc<Red::Prod, SumAcc<T>, T>(x, mask, SumAcc<T>{1});
-    return as_result(acc.to(is_integral(x.dtype(), true) ? kInt64 : x.dtype()), reduced_shape(x, mask, keepdim));
+    return as_result(acc.to(out_type), reduced_shape(x, mask, keepdim));
   });
 }
 

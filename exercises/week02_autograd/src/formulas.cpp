@@ -224,6 +224,20 @@ Tensor prod_backward(const Tensor& grad, const Tensor& x, const Tensor& result, 
     const Tensor r = dims.empty() ? result : unsqueeze_reduced(result, x.sizes(), dims, keepdim);
     return g * r / x;
   }
+  if (!x.device().is_cpu()) {
+    // On a device, in device ops: result / x where a slice has no zero (PyTorch's formula); where
+    // it has one, that element's gradient is the product of the others and every other element's
+    // is 0; with two or more, all are 0.
+    const Tensor g = dims.empty() ? grad : unsqueeze_reduced(grad, x.sizes(), dims, keepdim);
+    const Tensor r = dims.empty() ? result : unsqueeze_reduced(result, x.sizes(), dims, keepdim);
+    const Tensor zero = eq(x, 0);
+    if (sum(zero).item<std::int64_t>() == 0) return g * r / x;
+    const Tensor none = zeros({}, x.dtype());
+    const Tensor count = dims.empty() ? sum(zero) : sum(zero, dims, true);
+    const Tensor others = dims.empty() ? prod(where(zero, ones({}, x.dtype()), x))
+                                       : prod(where(zero, ones({}, x.dtype()), x), dims[0], true);
+    return where(zero, where(eq(count, 1), g * others, none), where(eq(count, 0), g * r / x, none));
+  }
   // Move the reduced dim last, compute per row, move it back.
   const std::int64_t d = dims.empty() ? -1 : wrap_dim(dims[0], x.dim());
   const Tensor xm = (dims.empty() ? x.reshape({1, -1}) : x.movedim(d, -1)).contiguous();
@@ -244,9 +258,11 @@ Tensor prod_backward(const Tensor& grad, const Tensor& x, const Tensor& result, 
 // positions `index` names along `dim`.
 Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, IntArrayRef sizes, bool index_is_list) {
   if (index_is_list) {  // index_select: entry i of the gradient goes to row index[i]
-    Tensor out = zeros(sizes, grad.dtype());
-    const auto idx = index.to_vector<std::int64_t>();
-    {
+    Tensor out = zeros(sizes, TensorOptions(grad.dtype()).device(grad.device()));
+    if (!grad.device().is_cpu()) {
+      device_backend(grad.device().type).index_add(out, dim, index.to(kInt64).contiguous(), grad.contiguous());
+    } else {
+      const auto idx = index.to_vector<std::int64_t>();
       AutoGradMode off(false);
       for (std::size_t i = 0; i < idx.size(); ++i)
         out.select(dim, idx[i]).add_(grad.select(dim, static_cast<std::int64_t>(i)));
@@ -446,8 +462,9 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       return {g};
     }
     case Op::Clone:
-    case Op::ToCopy:
       return {grad};
+    case Op::ToCopy:  // the dtype comes back in call_node; a device, here (recorded, under create_graph)
+      return {args.device && *args.device != grad.device() ? kindling::detail::move_to(grad, *args.device) : grad};
     case Op::Sum:
       return {unsqueeze_reduced(grad, input_sizes(node, 0), args.dims, args.keepdim).expand(input_sizes(node, 0))};
     case Op::Mean: {

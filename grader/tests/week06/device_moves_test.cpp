@@ -3,6 +3,7 @@
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/kindling.hpp>
 #include <kindling/no_grad.hpp>
+#include <kindling/node.hpp>
 
 #include "testing.hpp"
 
@@ -64,23 +65,55 @@ TEST(week06_device_moves, BackToTheCpuAndBetweenMovesTheValuesSurvive) {
   EXPECT_TRUE(equal(t, x.reshape({5, 1}).expand({5, 2})));
 }
 
-TEST(week06_device_moves, AnIndexBeyondTheDevicesAndATensorRecordingGradientsAreRefused) {
+TEST(week06_device_moves, AnIndexBeyondTheDevicesIsRefused) {
   const Tensor x = sample({2});
   expect_error<Error>([&] { (void)x.to(Device("cuda:1")); }, "CUDA error: invalid device ordinal");
+}
+
+TEST(week06_device_moves, AMoveOfATensorThatRequiresGradIsRecordedAndItsGradientComesBack) {
+  const Tensor leaf = sample({2, 3}).requires_grad_();
+  const Tensor d = leaf.to(Device("cuda"));
+  ASSERT_TRUE(d.is_cuda());
+  EXPECT_TRUE(d.requires_grad());
+  EXPECT_FALSE(d.is_leaf()) << "the moved tensor is a result of the move, not a leaf (its .grad stays empty)";
+  ASSERT_TRUE(d.grad_fn() != nullptr);
+  EXPECT_EQ(d.grad_fn()->name(), "ToCopyBackward0");
+  (d * d).sum().backward();
+  ASSERT_TRUE(leaf.grad().defined()) << "backward did not reach the CPU leaf through the move";
+  EXPECT_TRUE(leaf.grad().device().is_cpu()) << "the gradient must come back to the leaf's device";
+  EXPECT_TRUE(allclose(leaf.grad(), leaf.detach() * 2));
+  EXPECT_FALSE(d.grad().defined());
+
+  // A leaf on the device, moved to the CPU: the gradient goes back to cuda:0.
+  const Tensor dev_leaf = sample({4}).to(Device("cuda")).requires_grad_();
+  const Tensor h = dev_leaf.to(kCPU);
+  EXPECT_EQ(h.grad_fn()->name(), "ToCopyBackward0");
+  (h * 3.0).sum().backward();
+  ASSERT_TRUE(dev_leaf.grad().defined());
+  EXPECT_EQ(dev_leaf.grad().device(), Device("cuda:0"));
+  EXPECT_TRUE(equal(dev_leaf.grad().cpu(), full({4}, 3.0)));
+
+  // copy=true on the tensor's own device is a recorded copy too (PyTorch: ToCopyBackward0).
+  const Tensor c = leaf.to(kCPU, false, /*copy=*/true);
+  EXPECT_FALSE(c.is_alias_of(leaf));
+  ASSERT_TRUE(c.grad_fn() != nullptr);
+  EXPECT_EQ(c.grad_fn()->name(), "ToCopyBackward0");
+  // Without a copy, the tensor itself: still the leaf, no node.
+  EXPECT_TRUE(leaf.to(kCPU).is_same(leaf));
+  EXPECT_TRUE(leaf.to(kCPU).is_leaf());
+}
+
+TEST(week06_device_moves, WithoutAGradientWantedAMoveRecordsNothing) {
   const Tensor leaf = sample({2}).requires_grad_();
-  try {
-    (void)leaf.to(Device("cuda"));
-    ADD_FAILURE() << "a tensor that requires grad was moved";
-  } catch (const NotImplemented&) {
-    throw;
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("detach()"), std::string::npos) << e.what();
-  }
   {
     NoGradGuard no_grad;
-    EXPECT_TRUE(leaf.to(Device("cuda")).is_cuda());
+    const Tensor d = leaf.to(Device("cuda"));
+    EXPECT_TRUE(d.is_cuda());
+    EXPECT_FALSE(d.requires_grad()) << "under no_grad a move records nothing";
   }
-  EXPECT_TRUE(equal(leaf.detach().to(Device("cuda")).cpu(), leaf.detach()));
+  const Tensor d = leaf.detach().to(Device("cuda"));
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(equal(d.cpu(), leaf.detach()));
 }
 
 TEST(week06_device_moves, NonBlockingFromPinnedMemoryIsAsynchronousAndCorrectAfterSynchronising) {

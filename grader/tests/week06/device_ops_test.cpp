@@ -12,8 +12,11 @@
 
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/cuda/sim.hpp>
+#include <kindling/grad.hpp>
+#include <kindling/gradcheck.hpp>
 #include <kindling/kindling.hpp>
 #include <kindling/nn.hpp>
+#include <kindling/node.hpp>
 #include <kindling/training.hpp>
 
 #include "testing.hpp"
@@ -128,6 +131,95 @@ TEST(EngineDeviceOps, WhereAgreesWithBroadcastingAndScalars) {
   EXPECT_THROW((void)where(cond.cuda(), a, b.cuda()), Error);
 }
 
+TEST(EngineDeviceOps, IndexSelectAgreesWithTheCpuAndChecksItsIndex) {
+  const Tensor x = sample({3, 4, 5}), d = x.cuda();
+  const Tensor idx = tensor({2, 0, 2, 1});
+  for (const std::int64_t dim : {0, 1, 2, -1}) {
+    const Tensor i = dim == 0 ? tensor({2, 0, 2}) : idx;
+    expect_agrees(index_select(d, dim, i.cuda()), index_select(x, dim, i), "index_select dim " + std::to_string(dim));
+  }
+  expect_agrees(index_select(d, 1, idx.to(kInt32).cuda()), index_select(x, 1, idx), "an int32 index");
+  expect_agrees(index_select(d.transpose(0, 2), 1, idx.cuda()), index_select(x.transpose(0, 2), 1, idx),
+                "a strided input");
+  expect_agrees(index_select(d, 1, zeros({0}, kInt64).cuda()), index_select(x, 1, zeros({0}, kInt64)), "no entries");
+  expect_agrees(index_select(tensor(7.5).cuda(), 0, tensor({0}).cuda()), index_select(tensor(7.5), 0, tensor({0})),
+                "a 0-d input");
+  expect_agrees(index_select(arange(6, kInt64).cuda(), 0, tensor({5, 5, 0}).cuda()),
+                index_select(arange(6, kInt64), 0, tensor({5, 5, 0})), "an int64 input");
+  // The CPU's errors, word for word; an index on the other device is refused.
+  expect_error<Error>([&] { (void)index_select(d, 1, tensor({4}).cuda()); },
+                      "INDICES element is out of DATA bounds, id=4 axis_dim=4");
+  expect_error<IndexError>([&] { (void)index_select(d, 0, tensor({-1}).cuda()); }, "index out of range in self");
+  expect_error<IndexError>(
+      [&] {
+        (void)index_select(d, 0, zeros({1, 1}, kInt64).cuda());
+      },
+      "index_select(): Index is supposed to be a vector");
+  try {
+    (void)index_select(d, 0, tensor({0}));
+    ADD_FAILURE() << "an index on the CPU was taken for a cuda tensor";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("must be on the current device"), std::string::npos) << e.what();
+  }
+  // Its gradient: repeated entries add up, on the device.
+  const Tensor leaf = x.cuda().requires_grad_(), host_leaf = x.clone().requires_grad_();
+  (index_select(leaf, 1, idx.cuda()) * 2.0).sum().backward();
+  (index_select(host_leaf, 1, idx) * 2.0).sum().backward();
+  expect_agrees(leaf.grad(), host_leaf.grad(), "index_select's gradient");
+}
+
+TEST(EngineDeviceOps, ProdAgreesWithTheCpuWithZerosAndIntegers) {
+  Tensor x = sample({3, 4}) * 0.5;
+  x[1][2].fill_(0.0);  // one zero in row 1
+  x[2][0].fill_(0.0);  // two in row 2
+  x[2][3].fill_(0.0);
+  const Tensor d = x.cuda();
+  expect_agrees(prod(d), prod(x), "prod()");
+  expect_agrees(prod(d, 1, false), prod(x, 1, false), "prod(1)");
+  expect_agrees(prod(d, 0, true), prod(x, 0, true), "prod(0, keepdim)");
+  expect_agrees(prod(arange(1, 7, 1, kInt32).cuda()), prod(arange(1, 7, 1, kInt32)), "an int32 product is int64");
+  expect_agrees(prod(zeros({0}).cuda()), prod(zeros({0})), "the product of nothing is 1");
+  for (const std::int64_t dim : {0, 1}) {
+    const Tensor leaf = d.clone().requires_grad_(), host_leaf = x.clone().requires_grad_();
+    prod(leaf, dim, false).sum().backward();
+    prod(host_leaf, dim, false).sum().backward();
+    expect_agrees(leaf.grad(), host_leaf.grad(), "prod's gradient along " + std::to_string(dim) + ", with zeros");
+  }
+  const Tensor leaf = (x.abs() + 0.5).cuda().requires_grad_(), host_leaf = (x.abs() + 0.5).requires_grad_();
+  prod(leaf).backward();
+  prod(host_leaf).backward();
+  expect_agrees(leaf.grad(), host_leaf.grad(), "prod()'s gradient, no zeros");
+}
+
+// Ops with no device kernel of their own go through the host and answer on the input's device:
+// masked_select (its size depends on the data), eigh and matrix functions (Jacobi on the CPU), and
+// dropout's mask (drawn from the CPU generator, so a seed gives the CPU's mask).
+TEST(EngineDeviceOps, OpsWithoutADeviceKernelAnswerOnTheInputsDevice) {
+  const Tensor x = sample({3, 4}), d = x.cuda();
+  expect_agrees(masked_select(d, gt(d, 0)), masked_select(x, gt(x, 0)), "masked_select");
+  expect_agrees(masked_select(d, gt(d.slice(0, 0, 1), 0)), masked_select(x, gt(x.slice(0, 0, 1), 0)),
+                "masked_select with a broadcast mask");
+  EXPECT_THROW((void)masked_select(d, gt(x, 0)), Error) << "a mask on the other device";
+  const Tensor a = mm(x, x.t()).to(kFloat64), da = a.cuda();
+  const EighResult e = eigh(da), h = eigh(a);
+  expect_agrees(e.eigenvalues, h.eigenvalues, "eigh's values", 1e-9);
+  expect_agrees(e.eigenvectors.abs(), h.eigenvectors.abs(), "eigh's vectors (up to sign)", 1e-9);
+  expect_agrees(matrix_function(da, [](const Tensor& w) { return sqrt(w.clamp(0.0, 1e300)); }),
+                matrix_function(a, [](const Tensor& w) { return sqrt(w.clamp(0.0, 1e300)); }), "a matrix square root",
+                1e-9);
+  manual_seed(5);
+  const Tensor host_leaf = x.clone().requires_grad_();
+  const Tensor on_cpu = nn::functional::dropout(host_leaf, 0.4, true);
+  on_cpu.sum().backward();
+  manual_seed(5);
+  const Tensor leaf = d.clone().requires_grad_();
+  const Tensor on_device = nn::functional::dropout(leaf, 0.4, true);
+  expect_agrees(on_device, on_cpu, "dropout with the same seed");
+  on_device.sum().backward();
+  expect_agrees(leaf.grad(), host_leaf.grad(), "dropout's gradient");
+  EXPECT_TRUE(nn::functional::dropout(d, 0.4, false).is_same(d)) << "in eval mode, x itself";
+}
+
 // gradcheck on the device: the inputs are float64 CUDA tensors, the perturbations and the
 // backward passes run there.
 TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
@@ -139,6 +231,12 @@ TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
   const Tensor pos = (sample({3, 4}, kFloat64, 7).abs() + 0.5).cuda().requires_grad_(true);
   const Tensor labels = tensor({1, 0, 3}).cuda();
   const Tensor mask = gt(sample({3, 4}, kFloat64, 8), 0).cuda();
+  const Tensor rows = tensor({2, 0, 2}).cuda();
+  Tensor zeroed_host = sample({3, 4}, kFloat64, 9);
+  zeroed_host[1][2].fill_(0.0);
+  zeroed_host[2][0].fill_(0.0);
+  zeroed_host[2][3].fill_(0.0);
+  const Tensor zeroed = zeroed_host.cuda().requires_grad_(true);
   using F = std::function<Tensor(const TensorList&)>;
   const std::vector<std::pair<std::string, std::pair<F, TensorList>>> cases = {
       {"add, sub, mul, div", {[](const TensorList& t) { return (t[0] + t[1]) * t[0] / (t[1] - 10.0); }, {a, s}}},
@@ -166,6 +264,34 @@ TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
       {"masked_fill", {[mask](const TensorList& t) { return masked_fill(t[0], mask, 2.5); }, {a}}},
       {"cross_entropy", {[labels](const TensorList& t) { return nn::functional::cross_entropy(t[0], labels); }, {a}}},
       {"addmm (Linear's forward)", {[](const TensorList& t) { return addmm(t[2], t[0], t[1]); }, {a, b, bias}}},
+      {"index_select with repeats",
+       {[rows](const TensorList& t) {
+          return index_select(t[0], 1, rows) * index_select(t[0], 0, rows).narrow(1, 0, 3);
+        },
+        {a}}},
+      {"maximum, minimum, neg, abs",
+       {[](const TensorList& t) { return maximum(t[0], t[1]) - minimum(t[0], -t[1]) * abs(t[0]); }, {a, s}}},
+      {"log1p, rsqrt, sin, cos, reciprocal",
+       {[](const TensorList& t) { return log1p(t[0]) * rsqrt(t[0]) + sin(t[0]) * cos(t[0]) + reciprocal(t[0]); },
+        {pos}}},
+      {"dot, mv", {[](const TensorList& t) { return mv(t[0], t[1].select(1, 0)) * dot(t[2], t[2]); }, {a, b, bias}}},
+      {"min along a dim, clone", {[](const TensorList& t) { return std::get<0>(min(t[0].clone(), 0, true)); }, {a}}},
+      {"views: transpose, slice, expand, select, permute, reshape",
+       {[](const TensorList& t) {
+          return t[0].t().slice(0, 1, 4, 2).reshape({-1}) *
+                 t[1].select(0, 1).expand({2, 3, 4}).permute({2, 0, 1}).sum();
+        },
+        {a, v}}},
+      {"in place on a non-leaf: mul_, add_, copy_ into a slice",
+       {[](const TensorList& t) {
+          Tensor y = t[0] * 1.0;
+          y.mul_(t[1]).add_(t[0], 2.0);
+          y.slice(1, 0, 2).copy_(t[1].slice(1, 2, 4));
+          return y;
+        },
+        {a, s}}},
+      {"prod (no zero, one, two in a row)",
+       {[](const TensorList& t) { return prod(t[0], 1, false).sum() + prod(t[0] * 0.5); }, {zeroed}}},
   };
   for (const auto& [name, c] : cases) {
     try {
@@ -174,6 +300,35 @@ TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
       ADD_FAILURE() << name << ": " << e.what();
     }
   }
+}
+
+// A move is recorded (ToCopyBackward0): backward takes the gradient back to the device the
+// tensor came from, and under create_graph the move back is itself recorded.
+TEST(EngineDeviceOps, AMoveBetweenDevicesIsDifferentiableTwice) {
+  const Tensor host = sample({3, 4}, kFloat64, 11).requires_grad_(true);
+  const Tensor dev = sample({2, 5}, kFloat64, 12).cuda().requires_grad_(true);
+  using F = std::function<Tensor(const TensorList&)>;
+  const std::vector<std::pair<std::string, std::pair<F, TensorList>>> cases = {
+      {"cpu -> cuda -> cpu", {[](const TensorList& t) { return (t[0].cuda() * t[0].cuda()).cpu() * t[0]; }, {host}}},
+      {"cuda -> cpu -> cuda", {[](const TensorList& t) { return (tanh(t[0].cpu()) * 3.0).cuda() * t[0]; }, {dev}}},
+      {"to(device) and to(dtype)",
+       {[](const TensorList& t) { return sin(t[0].to(Device("cuda"), kFloat64)).to(kCPU).sum(); }, {host}}},
+  };
+  for (const auto& [name, c] : cases) {
+    try {
+      EXPECT_TRUE(autograd::gradcheck(c.first, c.second)) << name;
+      EXPECT_TRUE(autograd::gradgradcheck(c.first, c.second)) << name;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << name << ": " << e.what();
+    }
+  }
+  const Tensor moved = host.cuda();
+  EXPECT_EQ(moved.grad_fn()->name(), "ToCopyBackward0");
+  const Tensor g = autograd::grad({(moved * moved).sum()}, {host}, {}, std::nullopt, /*create_graph=*/true)[0];
+  EXPECT_TRUE(g.device().is_cpu());
+  ASSERT_TRUE(g.grad_fn() != nullptr) << "under create_graph the move back is recorded";
+  EXPECT_EQ(g.grad_fn()->name(), "ToCopyBackward0");
+  EXPECT_TRUE(allclose(g, host.detach() * 2));
 }
 
 namespace {

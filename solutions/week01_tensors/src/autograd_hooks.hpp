@@ -92,6 +92,9 @@ struct OpArgs {
   /// converts it to the op's dtype) stands for input 1, which is passed undefined (it
   /// never needs a gradient).
   std::optional<Scalar> scalar_operand;
+  /// ToCopy across devices: the input's device, to which backward moves the gradient back
+  /// (empty for a change of dtype only).
+  std::optional<Device> device;
 };
 
 /// Operands, passed without copying the handles (no reference-count traffic on the fast path).
@@ -151,24 +154,9 @@ Tensor run_recorded(bool wanted, Compute&& compute, Record&& record_result) {
   return out;
 }
 
-/// True for the ops that run on a device (week 6: all but index_select and prod, whose kernels
-/// are host loops); the others refuse device tensors before they compute.
-inline bool runs_on_devices(Op op) { return op != Op::IndexSelect && op != Op::Prod; }
-/// The op's name for the error a device tensor gets ("sum", "mm").
-const char* op_name(Op op);
-/// Throws when an input of an op that has no device kernels is on a device.
-template <class Tensors>
-void check_devices(Op op, const Tensors& inputs) {
-  if (runs_on_devices(op)) return;
-  for (const Tensor& t : inputs)
-    if (t.defined() && !t.device().is_cpu()) [[unlikely]]
-      check_cpu(t, op_name(op));
-}
-
 /// Runs `compute` and records `op` over `inputs` when any of them might require grad.
 template <class Compute, class MakeArgs = OpArgs (*)()>
 Tensor differentiable(Op op, TensorRefs inputs, Compute&& compute, MakeArgs&& make_args = no_args) {
-  check_devices(op, inputs);
   bool wanted = false;
   for (const Tensor& t : inputs) wanted = wanted || may_require_grad(t);
   return run_recorded(wanted, compute, [&](const Tensor& out) { record(op, out, inputs, make_args()); });
@@ -177,7 +165,6 @@ Tensor differentiable(Op op, TensorRefs inputs, Compute&& compute, MakeArgs&& ma
 /// differentiable() for ops over a list of tensors (cat, stack).
 template <class Compute, class MakeArgs = OpArgs (*)()>
 Tensor differentiable_list(Op op, const TensorList& inputs, Compute&& compute, MakeArgs&& make_args = no_args) {
-  check_devices(op, inputs);
   bool wanted = false;
   for (const Tensor& t : inputs) wanted = wanted || may_require_grad(t);
   return run_recorded(wanted, compute, [&](const Tensor& out) { record_list(op, out, inputs, make_args()); });
@@ -187,8 +174,6 @@ Tensor differentiable_list(Op op, const TensorList& inputs, Compute&& compute, M
 /// operand takes part in autograd.
 template <class Write, class MakeArgs = OpArgs (*)()>
 void inplace(Op op, const Tensor& self, TensorRefs others, Write&& write, MakeArgs&& make_args = no_args) {
-  check_devices(op, std::initializer_list<Tensor>{self});
-  check_devices(op, others);
   const auto& base = self.impl().view_base;
   bool wanted = may_require_grad(self) || (base && base->autograd);
   for (const Tensor& t : others) wanted = wanted || may_require_grad(t);

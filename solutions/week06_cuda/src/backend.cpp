@@ -2,6 +2,7 @@
 // Memory from the caching allocator, copies through the runtime (asynchronous from pinned
 // memory when asked), and the elementwise kernels of kernels/elementwise.cu.
 
+#include <array>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -23,7 +24,8 @@ static_assert(static_cast<int>(BinaryOp::Eq) == 7 && static_cast<int>(BinaryOp::
               "kernels/elementwise.cu numbers BinaryOp in the same order");
 static_assert(static_cast<int>(ReduceOp::Sum) == kernels::kReduceSum &&
                   static_cast<int>(ReduceOp::Max) == kernels::kReduceMax &&
-                  static_cast<int>(ReduceOp::Min) == kernels::kReduceMin,
+                  static_cast<int>(ReduceOp::Min) == kernels::kReduceMin &&
+                  static_cast<int>(ReduceOp::Prod) == kernels::kReduceProd,
               "kernels/reduce.cu numbers ReduceOp in the same order");
 
 kernels::Operand operand_of(const Tensor& t) {
@@ -195,6 +197,19 @@ class CudaBackend final : public DeviceBackend {
                   accumulate, nullptr);
   }
 
+  void index_select(const Tensor& out, const Tensor& x, std::int64_t dim, const Tensor& index) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto [outer, size, inner] = around(x, dim);
+    kernels::index_gather(x.dtype(), out.data_ptr(), x.data_ptr(), index.data_ptr(), outer, size, index.numel(), inner,
+                          nullptr);
+  }
+  void index_add(const Tensor& out, std::int64_t dim, const Tensor& index, const Tensor& src) override {
+    sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto [outer, size, inner] = around(out, dim);
+    kernels::index_add(out.dtype(), out.data_ptr(), src.data_ptr(), index.data_ptr(), outer, size, index.numel(), inner,
+                       nullptr);
+  }
+
   void im2col(const Tensor& cols, const Tensor& x, const Window2d& g) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
     kernels::im2col(x.dtype(), cols.data_ptr(), x.data_ptr(), window_of(g), nullptr);
@@ -225,6 +240,17 @@ class CudaBackend final : public DeviceBackend {
   void unregister_host(void* ptr) override { runtime().host_unregister(ptr); }
 
  private:
+  // A contiguous tensor seen as [outer, size, inner] around `dim` (a 0-d tensor: [1, 1, 1]).
+  static std::array<std::int64_t, 3> around(const Tensor& t, std::int64_t dim) {
+    std::int64_t outer = 1, inner = 1;
+    for (std::int64_t d = 0; d < t.dim(); ++d) {
+      const std::int64_t n = t.sizes()[static_cast<std::size_t>(d)];
+      if (d < dim) outer *= n;
+      if (d > dim) inner *= n;
+    }
+    return {outer, t.dim() == 0 ? 1 : t.sizes()[static_cast<std::size_t>(dim)], inner};
+  }
+
   static Tensor empty_on_device(const Tensor& like) {
     return empty(like.sizes(), TensorOptions(like.dtype()).device(like.device()));
   }

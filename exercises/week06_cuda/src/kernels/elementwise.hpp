@@ -1,6 +1,6 @@
 #pragma once
 // The engine's kernels on the device: elementwise (elementwise.cu), reductions, softmax and
-// where (reduce.cu), matrix products (gemm.cu). The host functions that launch them, for the
+// where (reduce.cu), index_select (index.cu), matrix products (gemm.cu). The host functions that launch them, for the
 // CUDA backend of device_hooks.hpp (backend.cpp).
 
 #include <cstdint>
@@ -46,7 +46,7 @@ void binary(int op, ScalarType type, const Operand& out, const Operand& a, const
             std::int64_t alpha_int, std::int64_t n, void* stream);
 
 /// Reductions, numbered as kindling::ReduceOp.
-enum Reduction : int { kReduceSum, kReduceMax, kReduceMin };
+enum Reduction : int { kReduceSum, kReduceMax, kReduceMin, kReduceProd };
 
 /// out[o] = the reduction `op` of x over the elements of output o: `kept` walks x's outputs (its
 /// sizes those of out, 1 where reduced; x's strides and offset), `reduced` the elements of one
@@ -92,6 +92,15 @@ void max_pool2d_backward(ScalarType type, void* dx, const void* grad, const void
 void window_mean(ScalarType type, void* out, void* x, const void* rows, const void* cols, const void* divisors,
                  std::int64_t P, std::int64_t H, std::int64_t W, std::int64_t OH, std::int64_t OW, bool backward,
                  void* stream);
+
+/// index_select along one dim (index.cu): out [outer, count, inner] = x [outer, size, inner] at
+/// the `count` entries of `index` (int64, on the device, each in [0, size)); all contiguous.
+void index_gather(ScalarType type, void* out, const void* x, const void* index, std::int64_t outer, std::int64_t size,
+                  std::int64_t count, std::int64_t inner, void* stream);
+/// index_gather's adjoint: out [outer, size, inner] entry index[j] += src [outer, count, inner]
+/// entry j, for j in order (repeated entries add up; deterministic, no atomics).
+void index_add(ScalarType type, void* out, const void* src, const void* index, std::int64_t outer, std::int64_t size,
+               std::int64_t count, std::int64_t inner, void* stream);
 
 /// Where the matrices of a (batched) product lie, in elements: C[z] (m x n) = A[z] (m x k) B[z] (k x n).
 struct GemmLayout {

@@ -44,7 +44,7 @@ enum class UnaryOp : std::uint8_t {
 enum class BinaryOp : std::uint8_t { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };
 
 /// The reductions a device runs (week 6 part 2).
-enum class ReduceOp : std::uint8_t { Sum, Max, Min };
+enum class ReduceOp : std::uint8_t { Sum, Max, Min, Prod };
 
 /// A 2-D window sliding over N images of C channels, H x W: im2col's (week 3's convolution) and
 /// max pooling's geometry. Output OH x OW; kernel kh x kw; stride, padding and dilation per axis.
@@ -95,6 +95,13 @@ class DeviceBackend {
   /// with size 1 at `dim`.
   virtual void extreme_along(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& x,
                              std::int64_t dim) = 0;
+  /// out = the entries index[0], index[1], ... of x along `dim` (index_select): x and out
+  /// contiguous, out of x's sizes with index.numel() at `dim`; index int64, contiguous, on this
+  /// device, every entry already checked to lie in [0, x.size(dim)).
+  virtual void index_select(const Tensor& out, const Tensor& x, std::int64_t dim, const Tensor& index) = 0;
+  /// index_select's adjoint: out's entry index[i] along `dim` += src's entry i, for i in order
+  /// (repeated entries add up); out and src contiguous, of one floating dtype; index as above.
+  virtual void index_add(const Tensor& out, std::int64_t dim, const Tensor& index, const Tensor& src) = 0;
   /// out = softmax (or log-softmax) of each row of x, both contiguous 2-d of the same floating dtype.
   virtual void softmax_rows(const Tensor& out, const Tensor& x, bool log) = 0;
   /// out = cond ? a : b, elementwise; cond (bool), a and b (out's dtype, or 0-d CPU tensors)
@@ -142,6 +149,14 @@ Device common_device(const TensorList& tensors);
 /// Throws when `t` is not on the CPU: `what` names the operation ("'mm' is not implemented
 /// for CUDA tensors yet (week 6 part 2)").
 void check_cpu(const Tensor& t, const char* what);
+/// Records `out`, a fresh copy of `self` on another device or on its own, as a move of `self`
+/// (PyTorch's ToCopyBackward0, whose backward takes the gradient back to self's device) when
+/// self requires grad and grad mode is on; otherwise does nothing. `out` becomes a non-leaf
+/// whose history replaces any it had.
+void record_move(const Tensor& out, const Tensor& self);
+/// The engine's own move of `t` to `device` (resolved already): a new row-major tensor, recorded
+/// by record_move(). Tensor::cuda(), Tensor::cpu() and the backward of a move use it.
+Tensor move_to(const Tensor& t, Device device, bool non_blocking = false);
 }  // namespace detail
 
 }  // namespace kindling

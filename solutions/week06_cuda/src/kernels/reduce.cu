@@ -16,6 +16,8 @@ __device__ inline A combine(int op, A x, A y) {
   switch (op) {
     case kReduceSum:
       return static_cast<A>(x + y);
+    case kReduceProd:
+      return static_cast<A>(x * y);
     case kReduceMax:
       if (is_nan(x)) return x;
       if (is_nan(y)) return y;
@@ -233,6 +235,8 @@ void reduce(int op, ScalarType acc_type, const Operand& out, ScalarType type, co
       const auto po = device_ptr<A>(out.data);
       if (op == kReduceSum)
         launch_reduce<kReduceSum, A, T>(config, po, px, k, r, count, static_cast<A>(init));
+      else if (op == kReduceProd)
+        launch_reduce<kReduceProd, A, T>(config, po, px, k, r, count, static_cast<A>(init));
       else if (op == kReduceMax)
         launch_reduce<kReduceMax, A, T>(config, po, px, k, r, count, static_cast<A>(init));
       else

@@ -4,7 +4,6 @@
 #include <kindling/device_hooks.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>
-#include <kindling/grad_mode.hpp>
 
 // device_backend(DeviceType::CUDA) is the GPU's DeviceBackend (device_hooks.hpp): resolve()
 // turns "cuda" into "cuda:0" (and refuses an index beyond the devices present), copy(dst, src,
@@ -19,11 +18,13 @@ namespace kindling {
 /// 2. When the tensor is already on that device and `copy` is false, the result is this very
 ///    tensor (the same handle: no new memory, no copy).
 /// 3. Otherwise the result is a new row-major (contiguous) tensor of the same sizes and dtype
-///    on `device`, holding the same values, whatever this tensor's strides and offset; a
-///    CPU-to-CPU copy is clone().
-/// 4. Kindling records no gradient through a device move yet: a tensor that requires grad,
-///    while grad mode is enabled, is refused with an Error (checked before anything is
-///    allocated) saying so; call detach() first.
+///    on `device`, holding the same values, whatever this tensor's strides and offset (a
+///    CPU-to-CPU copy has clone()'s values; its history is item 4's, not clone()'s).
+/// 4. A move is recorded like any other op: when this tensor requires grad while grad mode is
+///    enabled, the new tensor (item 3) is not a leaf; its grad_fn is ToCopyBackward0, and
+///    backward carries the gradient back to this tensor's device. detail::record_move(result,
+///    *this) records exactly that (and nothing when no gradient is wanted). A result that is
+///    this very tensor (item 2) records nothing.
 /// 5. `non_blocking` is handed to the backend's copy: from pinned host memory the copy is
 ///    then asynchronous for the host (it returns before the data has arrived); from pageable
 ///    memory it is synchronous anyway, as in CUDA.
@@ -31,12 +32,14 @@ Tensor Tensor::to(Device device, bool non_blocking, bool copy) const {
   // BEGIN SOLUTION week06.device_moves
   if (!device.is_cpu()) device = device_backend(device.type).resolve(device);
   if (device == this->device() && !copy) return *this;
-  KINDLING_CHECK(!(requires_grad() && GradMode::is_enabled()),
-                 "Kindling records no gradient through a move between devices yet (week 6 part 2): call detach() "
-                 "first, or move the leaf before it requires grad");
-  if (device.is_cpu() && this->device().is_cpu()) return clone();
-  Tensor out = empty(sizes(), TensorOptions(dtype()).device(device));
-  device_backend(device.is_cpu() ? this->device().type : device.type).copy(out, *this, non_blocking);
+  Tensor out;
+  if (device.is_cpu() && this->device().is_cpu()) {
+    out = detach().clone();
+  } else {
+    out = empty(sizes(), TensorOptions(dtype()).device(device));
+    device_backend(device.is_cpu() ? this->device().type : device.type).copy(out, *this, non_blocking);
+  }
+  detail::record_move(out, *this);
   return out;
   // END SOLUTION
 }
