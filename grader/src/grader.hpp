@@ -34,6 +34,9 @@ struct PerfSpec {
   /// The points need a GPU (a speed ratio against cuBLAS): without one they are needs_gpu,
   /// neither lost nor counted in the maximum (tasks.json's "needs_gpu": true).
   bool needs_gpu = false;
+  /// Where a GPU is present: the GPU build's benchmark that measures these points ("week06_device"
+  /// -> kindling_week06_device_bench, the kernels compiled by nvcc); tasks.json's "gpu_bench".
+  std::string gpu_bench;
 };
 
 struct Task {
@@ -115,6 +118,9 @@ struct TaskResult {
 bool perf_needs_gpu(const Task& task, const std::string& cuda_backend);
 /// The message of needs_gpu performance points.
 std::string needs_gpu_message(const Task& task);
+/// Whether this machine has an NVIDIA GPU with its driver loaded (an entry under
+/// /proc/driver/nvidia/gpus); KINDLING_GPU=0 or 1 says so instead (tests, or a machine that hides it).
+bool gpu_present();
 
 // ---- performance points ----------------------------------------------------------------------------
 /// The share of the performance points (0..1) that counter value `v` earns.

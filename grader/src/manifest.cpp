@@ -66,7 +66,8 @@ Manifest read_manifest(const std::filesystem::path& file) {
       const auto& p = t.at("perf");
       task.perf = PerfSpec{p.at("bench").get<std::string>(),   p.at("filter").get<std::string>(),
                            p.at("counter").get<std::string>(), p.at("full").get<double>(),
-                           p.at("zero").get<double>(),         p.value("needs_gpu", false)};
+                           p.at("zero").get<double>(),         p.value("needs_gpu", false),
+                           p.value("gpu_bench", std::string())};
     }
     if (task.perf_points > 0 && !task.perf)
       throw std::runtime_error(file.string() + ": task " + task.id + " has perf_points but no \"perf\" benchmark");

@@ -1,6 +1,8 @@
 // Performance points: a benchmark counter scored against the task's band.
 
 #include <algorithm>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -20,6 +22,13 @@ bool perf_needs_gpu(const Task& task, const std::string& cuda_backend) {
 std::string needs_gpu_message(const Task& task) {
   return "needs_gpu: its " + (task.perf ? task.perf->counter : std::string("performance")) +
          " is measured on a GPU only (not counted here; the tests ran on the simulator)";
+}
+
+bool gpu_present() {
+  if (const char* v = std::getenv("KINDLING_GPU"); v != nullptr && *v != '\0') return std::string(v) != "0";
+  std::error_code ec;
+  const std::filesystem::directory_iterator gpus("/proc/driver/nvidia/gpus", ec);
+  return !ec && gpus != std::filesystem::directory_iterator();
 }
 
 double perf_fraction(const PerfSpec& spec, double v) {

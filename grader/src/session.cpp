@@ -253,7 +253,29 @@ Report Session::grade(const std::vector<Task>& tasks) {
         r = run_task(t, binary, o_.timeout, work, o_.memory_mb);
         if (o_.tty) out_ << "\r\033[K" << std::flush;
         r.perf_needs_gpu = week_has_perf && t.perf_points > 0 && perf_needs_gpu(t, r.cuda_backend);
-        if (r.perf_needs_gpu) {
+        if (r.perf_needs_gpu && r.status == Status::Passed && !t.perf->gpu_bench.empty() && gpu_present()) {
+          // The tests ran on the simulator, but this machine has a GPU: the GPU build's benchmark
+          // (the student's kernel compiled by nvcc) measures the points. Where it cannot be built
+          // (no nvcc), they stay needs_gpu: left out, not lost.
+          const std::string gpu_target = "kindling_" + t.perf->gpu_bench + "_bench";
+          const fs::path gpu_bench = o_.build_dir / "grader" / gpu_target;
+          std::string gpu_error;
+          if (o_.build) {
+            out_ << "building " << gpu_target << " (a GPU is present) ..." << std::endl;
+            gpu_error = build(gpu_target, "building " + week + "'s GPU benchmark");
+          }
+          if (gpu_error.empty() && fs::exists(gpu_bench)) {
+            r.perf_needs_gpu = false;
+            run_perf(r, gpu_bench, o_.timeout, work);
+            if (!r.perf_measured) {  // no device after all, or the kernel failed there: left out, not lost
+              r.perf_needs_gpu = true;
+              r.perf_message = needs_gpu_message(t) + "; " + gpu_target + " measured nothing: " + r.perf_message;
+            }
+          } else {
+            r.perf_message = needs_gpu_message(t) + "; a GPU is present, but " + gpu_target +
+                             (gpu_error.empty() ? " is not built" : " did not build: " + gpu_error);
+          }
+        } else if (r.perf_needs_gpu) {
           r.perf_message = needs_gpu_message(t);
         } else if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {
           build_bench();
