@@ -290,6 +290,15 @@ TEST(EngineDeviceOps, EveryDifferentiableOpPassesGradcheckOnTheDevice) {
           return y;
         },
         {a, s}}},
+      {"sign, floor, ceil, round: zero gradients",
+       {[](const TensorList& t) { return t[0] * sign(t[0]) + floor(t[0]) + ceil(t[0]) * round(t[0]); }, {a}}},
+      {"fill_ of a slice of a non-leaf",
+       {[](const TensorList& t) {
+          Tensor y = t[0] * 2.0;
+          y.slice(0, 1, 2).fill_(0.5);
+          return y;
+        },
+        {a}}},
       {"prod (no zero, one, two in a row)",
        {[](const TensorList& t) { return prod(t[0], 1, false).sum() + prod(t[0] * 0.5); }, {zeroed}}},
   };

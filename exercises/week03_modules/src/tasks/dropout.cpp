@@ -8,6 +8,13 @@
 
 namespace kindling::nn::functional {
 
+namespace {
+// Week 6: dropout of a tensor on a device draws its mask on the host (the CPU generator) and moves it.
+Tensor dropout_through_host(const Tensor& x, double p, Generator* gen) {
+  return x * kindling::detail::move_to(dropout(ones(x.sizes(), x.dtype()), p, true, gen), x.device());
+}
+}  // namespace
+
 /// Dropout of x with probability p:
 /// - p outside [0, 1] throws ValueError, word for word:
 ///   "dropout probability has to be between 0 and 1, but got 1.5";
@@ -17,8 +24,7 @@ namespace kindling::nn::functional {
 ///   elements are 0 (p == 1 drops everything). The result is differentiable:
 ///   the gradient flows through the kept elements, scaled the same way.
 Tensor dropout(const Tensor& x, double p, bool training, Generator* gen) {
-  if (!x.device().is_cpu() && training && p > 0.0 && p <= 1.0)  // week 6: the mask drawn on the CPU, then moved
-    return x * kindling::detail::move_to(dropout(ones(x.sizes(), x.dtype()), p, training, gen), x.device());
+  if (!x.device().is_cpu() && training && p > 0.0 && p <= 1.0) return dropout_through_host(x, p, gen);
   // BEGIN TASK week03.dropout (replace the stub below with your code)
   KINDLING_TODO("week03.dropout");
   // END TASK

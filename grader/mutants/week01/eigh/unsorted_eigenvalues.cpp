@@ -73,6 +73,14 @@ void jacobi(std::vector<double>& m, std::vector<double>& vt, std::int64_t n) {
 }  // namespace
 // END SOLUTION
 
+namespace {
+// Week 6: eigh of a tensor on a device computes on the host and moves the results back.
+EighResult eigh_through_host(const Tensor& a) {
+  const EighResult e = eigh(a.cpu());
+  return {detail::move_to(e.eigenvalues, a.device()), detail::move_to(e.eigenvectors, a.device())};
+}
+}  // namespace
+
 /// `torch.linalg.eigh(A)` (UPLO='L'): the eigenvalues and eigenvectors of each
 /// symmetric matrix in a batch A of shape (..., n, n), float32 or float64.
 /// - Only the lower triangle (with the diagonal) is read; each matrix is taken to be
@@ -98,10 +106,7 @@ void jacobi(std::vector<double>& m, std::vector<double>& vt, std::int64_t n) {
 ///   are 2 by 3 matrices"; an integer or bool dtype,
 ///   "\"linalg_eigh_cpu\" not implemented for 'Long'" (with dtype_short_name).
 EighResult eigh(const Tensor& a) {
-  if (!a.device().is_cpu()) {  // week 6: through the host, the results on the device
-    const EighResult e = eigh(a.cpu());
-    return {detail::move_to(e.eigenvalues, a.device()), detail::move_to(e.eigenvectors, a.device())};
-  }
+  if (!a.device().is_cpu()) return eigh_through_host(a);
   // BEGIN SOLUTION week01.eigh
   KINDLING_CHECK(a.dim() >= 2, "linalg.eigh: The input tensor A must have at least 2 dimensions.");
   const std::int64_t n = a.size(-1);

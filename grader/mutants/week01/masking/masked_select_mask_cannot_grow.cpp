@@ -64,6 +64,14 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
       [&] { return detail::autograd::OpArgs{.dim = d, .aux = index}; });
 }
 
+namespace {
+// Week 6: masked_select of tensors on a device computes on the host and moves the result back.
+Tensor masked_select_through_host(const Tensor& x, const Tensor& mask) {
+  const Device device = detail::common_device({&x, &mask});
+  return detail::move_to(masked_select(x.cpu(), mask.cpu()), device);
+}
+}  // namespace
+
 /// `torch.masked_select(x, mask)`: the elements of x where `mask` is true, as a new
 /// 1-d tensor of x's dtype, in row-major order. x and mask broadcast against each
 /// other first (broadcast_shapes(mask, x): the mask may also make x bigger). mask
@@ -73,8 +81,7 @@ Tensor index_select(const Tensor& x, std::int64_t dim, const Tensor& index) {
 /// - another mask dtype: "masked_select: expected BoolTensor or ByteTensor for mask";
 /// - shapes that do not broadcast: broadcast_shapes' message, mask as tensor a.
 Tensor masked_select(const Tensor& x, const Tensor& mask) {
-  if (!x.device().is_cpu() || !mask.device().is_cpu())  // week 6: through the host, the result on the device
-    return detail::move_to(masked_select(x.cpu(), mask.cpu()), detail::common_device({&x, &mask}));
+  if (!x.device().is_cpu() || !mask.device().is_cpu()) return masked_select_through_host(x, mask);
   // BEGIN SOLUTION week01.masking
   KINDLING_CHECK(mask.dtype() == kBool || mask.dtype() == kUInt8,
                  "masked_select: expected BoolTensor or ByteTensor for mask");
