@@ -185,10 +185,15 @@ TEST(EngineDeviceOps, ProdAgreesWithTheCpuWithZerosAndIntegers) {
     prod(host_leaf, dim, false).sum().backward();
     expect_agrees(leaf.grad(), host_leaf.grad(), "prod's gradient along " + std::to_string(dim) + ", with zeros");
   }
-  const Tensor leaf = (x.abs() + 0.5).cuda().requires_grad_(), host_leaf = (x.abs() + 0.5).requires_grad_();
-  prod(leaf).backward();
-  prod(host_leaf).backward();
-  expect_agrees(leaf.grad(), host_leaf.grad(), "prod()'s gradient, no zeros");
+  for (const bool one_zero : {false, true}) {  // over all elements: no zero, then exactly one
+    Tensor y = x.abs() + 0.5;
+    if (one_zero) y[1][1].fill_(0.0);
+    const Tensor leaf = y.cuda().requires_grad_(), host_leaf = y.clone().requires_grad_();
+    prod(leaf).backward();
+    prod(host_leaf).backward();
+    expect_agrees(leaf.grad(), host_leaf.grad(),
+                  one_zero ? "prod()'s gradient, one zero" : "prod()'s gradient, no zero");
+  }
 }
 
 // Ops with no device kernel of their own go through the host and answer on the input's device:
@@ -204,6 +209,7 @@ TEST(EngineDeviceOps, OpsWithoutADeviceKernelAnswerOnTheInputsDevice) {
   const EighResult e = eigh(da), h = eigh(a);
   expect_agrees(e.eigenvalues, h.eigenvalues, "eigh's values", 1e-9);
   expect_agrees(e.eigenvectors.abs(), h.eigenvectors.abs(), "eigh's vectors (up to sign)", 1e-9);
+  EXPECT_EQ(e.eigenvectors.strides().vec(), h.eigenvectors.strides().vec()) << "the eigenvectors' column-major layout";
   expect_agrees(matrix_function(da, [](const Tensor& w) { return sqrt(w.clamp(0.0, 1e300)); }),
                 matrix_function(a, [](const Tensor& w) { return sqrt(w.clamp(0.0, 1e300)); }), "a matrix square root",
                 1e-9);
@@ -320,7 +326,7 @@ TEST(EngineDeviceOps, AMoveBetweenDevicesIsDifferentiableTwice) {
   const std::vector<std::pair<std::string, std::pair<F, TensorList>>> cases = {
       {"cpu -> cuda -> cpu", {[](const TensorList& t) { return (t[0].cuda() * t[0].cuda()).cpu() * t[0]; }, {host}}},
       {"cuda -> cpu -> cuda", {[](const TensorList& t) { return (tanh(t[0].cpu()) * 3.0).cuda() * t[0]; }, {dev}}},
-      {"to(device) and to(dtype)",
+      {"to(device, dtype) with the same dtype",
        {[](const TensorList& t) { return sin(t[0].to(Device("cuda"), kFloat64)).to(kCPU).sum(); }, {host}}},
   };
   for (const auto& [name, c] : cases) {
@@ -338,6 +344,17 @@ TEST(EngineDeviceOps, AMoveBetweenDevicesIsDifferentiableTwice) {
   ASSERT_TRUE(g.grad_fn() != nullptr) << "under create_graph the move back is recorded";
   EXPECT_EQ(g.grad_fn()->name(), "ToCopyBackward0");
   EXPECT_TRUE(allclose(g, host.detach() * 2));
+  // A move and a change of dtype at once: one node (PyTorch's _to_copy), and the gradient comes
+  // back in the leaf's dtype on the leaf's device.
+  const Tensor narrow = host.to(Device("cuda"), kFloat32);
+  EXPECT_EQ(narrow.dtype(), kFloat32);
+  ASSERT_TRUE(narrow.grad_fn() != nullptr);
+  EXPECT_EQ(narrow.grad_fn()->name(), "ToCopyBackward0");
+  EXPECT_EQ(narrow.grad_fn()->next_edges()[0].fn->name(), "torch::autograd::AccumulateGrad") << "one node, not two";
+  const Tensor g32 = autograd::grad({(narrow * narrow).sum()}, {host})[0];
+  EXPECT_EQ(g32.dtype(), kFloat64);
+  EXPECT_TRUE(g32.device().is_cpu());
+  EXPECT_TRUE(allclose(g32, host.detach() * 2, 1e-5, 1e-5));
 }
 
 namespace {

@@ -102,13 +102,22 @@ Storage detail::allocate_on_device(std::size_t nbytes, Device device) {
 }
 
 Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking) const {
-  return to(device, non_blocking).to(dtype);
+  // One recorded node for both changes, as PyTorch's _to_copy: its backward moves the gradient
+  // back, and the engine converts the gradient's dtype to the input's.
+  Tensor out;
+  {
+    AutoGradMode off(false);
+    out = to(device, non_blocking).to(dtype);
+  }
+  if (out.is_same(*this)) return *this;
+  if (GradMode::is_enabled()) detail::record_move(out, *this);
+  return out;
 }
 
 // to(Device) is the task week06.device_moves (week 6: src/tasks/device_moves.cpp); cuda() and
 // cpu() are the engine's own moves, which the other tasks' tests (and a move's backward) rely on.
 void detail::record_move(const Tensor& out, const Tensor& self) {
-  if (!autograd::may_require_grad(self) || !GradMode::is_enabled() || !self.requires_grad()) return;
+  if (!autograd::may_require_grad(self) || !self.requires_grad()) return;
   autograd::OpArgs args;
   args.device = self.device();
   autograd::record(autograd::Op::ToCopy, out, {self}, std::move(args));
@@ -120,13 +129,12 @@ Tensor detail::move_to(const Tensor& t, Device device, bool non_blocking) {
     copy(out, t);
   else
     device_backend(device.is_cpu() ? t.device().type : device.type).copy(out, t, non_blocking);
-  record_move(out, t);
+  if (GradMode::is_enabled()) record_move(out, t);
   return out;
 }
 
 Tensor detail::index_select_on_device(const Tensor& x, std::int64_t dim, const Tensor& index) {
-  KINDLING_CHECK(index.device() == x.device(),
-                 "index_select(): Input, output and indices must be on the current device");
+  KINDLING_CHECK(index.device() == x.device(), "Input, output and indices must be on the current device");
   KINDLING_CHECK_AS(IndexError, index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   KINDLING_CHECK(index.dtype() == kInt64 || index.dtype() == kInt32,
                  "index_select(): Expected dtype int32 or int64 for index");

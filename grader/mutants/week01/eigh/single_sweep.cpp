@@ -77,7 +77,9 @@ namespace {
 // Week 6: eigh of a tensor on a device computes on the host and moves the results back.
 EighResult eigh_through_host(const Tensor& a) {
   const EighResult e = eigh(a.cpu());
-  return {detail::move_to(e.eigenvalues, a.device()), detail::move_to(e.eigenvectors, a.device())};
+  // The eigenvectors keep their column-major layout (the contract's strides), as on the CPU.
+  return {detail::move_to(e.eigenvalues, a.device()),
+          detail::move_to(e.eigenvectors.transpose(-2, -1), a.device()).transpose(-2, -1)};
 }
 }  // namespace
 

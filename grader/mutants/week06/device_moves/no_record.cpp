@@ -5,11 +5,14 @@
 #include <kindling/device_hooks.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/factory.hpp>
+#include <kindling/grad_mode.hpp>
 
 // device_backend(DeviceType::CUDA) is the GPU's DeviceBackend (device_hooks.hpp): resolve()
 // turns "cuda" into "cuda:0" (and refuses an index beyond the devices present), copy(dst, src,
 // non_blocking) copies between any two tensors of equal sizes when one of them is on the GPU.
-// empty(sizes, TensorOptions(dtype).device(d)) allocates on any device.
+// empty(sizes, TensorOptions(dtype).device(d)) allocates on any device. detail::record_move(result,
+// self) attaches a move's node (ToCopyBackward0) to a new tensor made from self, when self requires
+// grad; it does not look at grad mode (GradMode::is_enabled(), grad_mode.hpp).
 
 namespace kindling {
 
@@ -23,9 +26,8 @@ namespace kindling {
 ///    CPU-to-CPU copy has clone()'s values; its history is item 4's, not clone()'s).
 /// 4. A move is recorded like any other op: when this tensor requires grad while grad mode is
 ///    enabled, the new tensor (item 3) is not a leaf; its grad_fn is ToCopyBackward0, and
-///    backward carries the gradient back to this tensor's device. detail::record_move(result,
-///    *this) records exactly that (and nothing when no gradient is wanted). A result that is
-///    this very tensor (item 2) records nothing.
+///    backward carries the gradient back to this tensor's device. Under no_grad the new tensor
+///    has no history, and a result that is this very tensor (item 2) records nothing.
 /// 5. `non_blocking` is handed to the backend's copy: from pinned host memory the copy is
 ///    then asynchronous for the host (it returns before the data has arrived); from pageable
 ///    memory it is synchronous anyway, as in CUDA.

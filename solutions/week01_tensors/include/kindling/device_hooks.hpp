@@ -150,9 +150,9 @@ Device common_device(const TensorList& tensors);
 /// for CUDA tensors yet (week 6 part 2)").
 void check_cpu(const Tensor& t, const char* what);
 /// Records `out`, a fresh copy of `self` on another device or on its own, as a move of `self`
-/// (PyTorch's ToCopyBackward0, whose backward takes the gradient back to self's device) when
-/// self requires grad and grad mode is on; otherwise does nothing. `out` becomes a non-leaf
-/// whose history replaces any it had.
+/// (PyTorch's ToCopyBackward0, whose backward takes the gradient back to self's device) when self
+/// requires grad; does nothing otherwise. It does not look at grad mode: under no_grad, do not
+/// call it. `out` becomes a non-leaf whose history replaces any it had.
 void record_move(const Tensor& out, const Tensor& self);
 /// The engine's own move of `t` to `device` (resolved already): a new row-major tensor, recorded
 /// by record_move(). Tensor::cuda(), Tensor::cpu() and the backward of a move use it.
