@@ -50,7 +50,19 @@ int main() {
     accuracy = static_cast<double>(correct) / static_cast<double>(seen);
   }
   std::cout << "accuracy in the last epoch: " << accuracy << "\n";
-  const bool ok = accuracy > 0.9;
-  std::cout << (ok ? "OK" : "FAILED: the classifier did not fit") << "\n";
+
+  // A new head for three classes, as LibTorch replaces a registered child: replace_module with a
+  // holder, and the member assigned the result.
+  struct Net : torch::nn::Module {
+    torch::nn::Linear fc{nullptr};
+    Net() { fc = register_module("fc", torch::nn::Linear(8, 2)); }
+  } net;
+  net.fc = net.replace_module("fc", torch::nn::Linear(8, 3));
+  const bool replaced = net.parameters().size() == 2 && net.parameters()[0].size(0) == 3 &&
+                        net.fc->forward(torch::zeros({4, 8})).size(1) == 3;
+  std::cout << "replace_module: " << (replaced ? "the new head is in place" : "FAILED") << "\n";
+
+  const bool ok = accuracy > 0.9 && replaced;
+  std::cout << (ok ? "OK" : "FAILED: the classifier did not fit, or the head was not replaced") << "\n";
   return ok ? 0 : 1;
 }

@@ -381,6 +381,29 @@ TEST(EngineModules, TrainAndEvalReachEveryDescendant) {
   for (const auto& [name, m] : seq.named_modules()) EXPECT_TRUE(m->is_training()) << name;
 }
 
+// LibTorch's replace_module (PyTorch's `model.fc = nn.Linear(...)`): the new child takes the old
+// one's place; the old parameters leave the registries; the forward uses the new child.
+TEST(EngineModules, ReplaceModuleKeepsThePlaceAndDropsTheOldChild) {
+  nn::Sequential seq(nn::Linear(4, 8), nn::ReLU(), nn::Linear(8, 3));
+  const Tensor old_weight = seq.at<nn::Linear>(2).weight;
+  auto head = seq.replace_module("2", std::make_shared<nn::Linear>(8, 5));
+  EXPECT_EQ(&seq[2], head.get());
+  std::vector<std::string> names;
+  for (const auto& [name, p] : seq.named_parameters()) {
+    names.push_back(name);
+    EXPECT_FALSE(p.is_same(old_weight)) << name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"}));
+  EXPECT_EQ(seq.at<nn::Linear>(2).weight.sizes().vec(), (std::vector<std::int64_t>{5, 8}));
+  EXPECT_EQ(seq.forward(zeros({3, 4})).sizes().vec(), (std::vector<std::int64_t>{3, 5}));
+  EXPECT_EQ(seq.repr(),
+            "Sequential(\n  (0): Linear(in_features=4, out_features=8, bias=True)\n  (1): ReLU()\n  (2): "
+            "Linear(in_features=8, out_features=5, bias=True)\n)");
+  expect_error<IndexError>([&] { seq.replace_module("3", std::make_shared<nn::ReLU>()); },
+                           "replace_module: Sequential has no submodule '3'");
+  EXPECT_THROW(seq.replace_module("1", std::shared_ptr<nn::ReLU>()), Error);
+}
+
 TEST(EngineModules, ApplyVisitsChildrenBeforeParents) {
   nn::Sequential seq{nn::ReLU(), nn::Sequential(nn::Tanh())};
   std::vector<std::string> order;

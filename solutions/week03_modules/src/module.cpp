@@ -90,6 +90,14 @@ void Module::register_child(const std::string& name, ModulePtr module) {
   children_.emplace_back(name, std::move(module));
 }
 
+void Module::replace_child(const std::string& name, ModulePtr module) {
+  KINDLING_CHECK(module != nullptr, "replace_module: the new module of '", name, "' is null");
+  const auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.first == name; });
+  KINDLING_CHECK_AS(IndexError, it != children_.end(), "replace_module: ", type_name_, " has no submodule '", name,
+                    "'");
+  it->second = std::move(module);
+}
+
 TensorList Module::parameters(bool recurse) {
   TensorList out;
   for (auto& [name, p] : named_parameters(recurse)) out.push_back(p);

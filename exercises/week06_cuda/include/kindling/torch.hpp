@@ -466,16 +466,23 @@ class ModuleHolder {
   std::shared_ptr<Impl> impl_;
 };
 
-/// LibTorch's torch::nn::Module: Kindling's, with register_module taking a holder.
+/// LibTorch's torch::nn::Module: Kindling's, with register_module and replace_module taking a holder.
 class Module : public ::kindling::nn::Module {
  public:
   /// A module printed as `name`.
   explicit Module(std::string name = "Module") : ::kindling::nn::Module(std::move(name)) {}
   using ::kindling::nn::Module::register_module;
+  using ::kindling::nn::Module::replace_module;
   /// Registers the held module and returns the holder.
   template <class Impl>
   ModuleHolder<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
     ::kindling::nn::Module::register_module(name, holder.ptr());
+    return holder;
+  }
+  /// Puts the held module in the place of child `name` and returns the holder.
+  template <class Impl>
+  ModuleHolder<Impl> replace_module(const std::string& name, ModuleHolder<Impl> holder) {
+    ::kindling::nn::Module::replace_module(name, holder.ptr());
     return holder;
   }
 };

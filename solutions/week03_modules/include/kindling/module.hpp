@@ -135,6 +135,16 @@ class Module {
     register_child(name, module);
     return module;
   }
+  /// Puts `module` in the place of child `name` and returns it (LibTorch's replace_module,
+  /// PyTorch's `model.fc = nn.Linear(...)`): it keeps the child's position, and the old child's
+  /// parameters leave parameters() and state_dict(). A member that held the old child still
+  /// does: assign it the result (`fc = replace_module("fc", ...)`). Throws kindling::IndexError
+  /// (KeyError) when there is no child `name`.
+  template <class M>
+  std::shared_ptr<M> replace_module(const std::string& name, std::shared_ptr<M> module) {
+    replace_child(name, module);
+    return module;
+  }
 
   // ---- the registries, recursively -----------------------------------------------------------------
   /// This module (name "") and every descendant, depth first, parents before
@@ -209,6 +219,8 @@ class Module {
  protected:
   /// Registers a child module (see register_module).
   void register_child(const std::string& name, ModulePtr module);
+  /// Replaces a child module (see replace_module).
+  void replace_child(const std::string& name, ModulePtr module);
   /// Own parameters, in registration order (undefined: registered as None).
   std::vector<std::pair<std::string, Tensor>> parameters_;
   /// Own buffers, in registration order.

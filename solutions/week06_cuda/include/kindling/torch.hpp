@@ -466,17 +466,23 @@ class ModuleHolder {
   std::shared_ptr<Impl> impl_;
 };
 
-/// LibTorch's torch::nn::Module: Kindling's, with register_module taking a holder.
+/// LibTorch's torch::nn::Module: Kindling's, with register_module and replace_module taking a holder.
 class Module : public ::kindling::nn::Module {
  public:
   /// A module printed as `name`.
   explicit Module(std::string name = "Module") : ::kindling::nn::Module(std::move(name)) {}
   using ::kindling::nn::Module::register_module;
-  /// Registers the held module and returns the holder.
+  using ::kindling::nn::Module::replace_module;
+  /// Registers the held module and returns it, as LibTorch does (so that `fc = register_module("fc",
+  /// Linear(8, 2))` assigns a member holder).
   template <class Impl>
-  ModuleHolder<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
-    ::kindling::nn::Module::register_module(name, holder.ptr());
-    return holder;
+  std::shared_ptr<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
+    return ::kindling::nn::Module::register_module(name, holder.ptr());
+  }
+  /// Puts the held module in the place of child `name` and returns it.
+  template <class Impl>
+  std::shared_ptr<Impl> replace_module(const std::string& name, ModuleHolder<Impl> holder) {
+    return ::kindling::nn::Module::replace_module(name, holder.ptr());
   }
 };
 
