@@ -473,17 +473,16 @@ class Module : public ::kindling::nn::Module {
   explicit Module(std::string name = "Module") : ::kindling::nn::Module(std::move(name)) {}
   using ::kindling::nn::Module::register_module;
   using ::kindling::nn::Module::replace_module;
-  /// Registers the held module and returns the holder.
+  /// Registers the held module and returns it, as LibTorch does (so that `fc = register_module("fc",
+  /// Linear(8, 2))` assigns a member holder).
   template <class Impl>
-  ModuleHolder<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
-    ::kindling::nn::Module::register_module(name, holder.ptr());
-    return holder;
+  std::shared_ptr<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
+    return ::kindling::nn::Module::register_module(name, holder.ptr());
   }
-  /// Puts the held module in the place of child `name` and returns the holder.
+  /// Puts the held module in the place of child `name` and returns it.
   template <class Impl>
-  ModuleHolder<Impl> replace_module(const std::string& name, ModuleHolder<Impl> holder) {
-    ::kindling::nn::Module::replace_module(name, holder.ptr());
-    return holder;
+  std::shared_ptr<Impl> replace_module(const std::string& name, ModuleHolder<Impl> holder) {
+    return ::kindling::nn::Module::replace_module(name, holder.ptr());
   }
 };
 
