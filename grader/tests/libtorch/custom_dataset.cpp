@@ -3,6 +3,7 @@
 // mapped and stacked into batches, trains a small classifier. Exits 0 when it fits the data.
 #include <kindling/torch.hpp>
 
+#include <cmath>
 #include <iostream>
 
 // Points in the plane, labelled by which side of the line x = y they fall on.
@@ -34,7 +35,8 @@ int main() {
                                               torch::data::DataLoaderOptions().batch_size(64).workers(2));
   // A Sequential of holders with a function in the middle (nn::Functional), as LibTorch writes it.
   torch::nn::Sequential model(torch::nn::Linear(2, 8), torch::nn::Functional(torch::relu), torch::nn::Linear(8, 2));
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(0.05));
+  torch::optim::AdamW optimizer(model->parameters(), torch::optim::AdamWOptions(0.05).weight_decay(1e-3));
+  torch::optim::StepLR scheduler(optimizer, /*step_size=*/10, /*gamma=*/0.5);
   double accuracy = 0;
   for (int epoch = 0; epoch < 20; ++epoch) {
     int64_t correct = 0, seen = 0;
@@ -48,8 +50,12 @@ int main() {
       seen += batch.data.size(0);
     }
     accuracy = static_cast<double>(correct) / static_cast<double>(seen);
+    scheduler.step();
   }
-  std::cout << "accuracy in the last epoch: " << accuracy << "\n";
+  std::cout << "accuracy in the last epoch: " << accuracy << "; learning rate "
+            << optimizer.param_groups()[0].options["lr"] << "\n";
+  const bool halved =
+      std::abs(optimizer.param_groups()[0].options["lr"] - 0.0125) < 1e-12;  // 0.05, halved twice in 20 epochs
 
   // A new head for three classes, as LibTorch replaces a registered child: replace_module with a
   // holder, and the member assigned the result.
@@ -62,7 +68,10 @@ int main() {
                         net.fc->forward(torch::zeros({4, 8})).size(1) == 3;
   std::cout << "replace_module: " << (replaced ? "the new head is in place" : "FAILED") << "\n";
 
-  const bool ok = accuracy > 0.9 && replaced;
-  std::cout << (ok ? "OK" : "FAILED: the classifier did not fit, or the head was not replaced") << "\n";
+  const bool ok = accuracy > 0.9 && replaced && halved;
+  std::cout << (ok ? "OK"
+                   : "FAILED: the classifier did not fit, the schedule did not halve the rate twice, or the head was "
+                     "not replaced")
+            << "\n";
   return ok ? 0 : 1;
 }

@@ -810,6 +810,24 @@ class Adam : public ::kindling::optim::Adam {
   Adam(std::vector<Tensor> params, const AdamOptions& o = AdamOptions())
       : ::kindling::optim::Adam(std::move(params), o.config()) {}
 };
+
+/// AdamWOptions(lr): AdamOptions with AdamW's default weight_decay, 1e-2.
+class AdamWOptions : public AdamOptions {
+ public:
+  /// The learning rate.
+  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay(1e-2); }
+};
+/// torch::optim::AdamW: Adam with decoupled weight decay.
+class AdamW : public ::kindling::optim::AdamW {
+ public:
+  /// With options (AdamWOptions, or AdamOptions after a builder call returned that type).
+  AdamW(std::vector<Tensor> params, const AdamOptions& o = AdamWOptions())
+      : ::kindling::optim::AdamW(std::move(params), o.config()) {}
+};
+
+// LibTorch's schedulers live in torch::optim itself.
+using ::kindling::optim::lr_scheduler::LRScheduler;
+using ::kindling::optim::lr_scheduler::StepLR;
 }  // namespace torch::optim
 
 // ---- data -------------------------------------------------------------------------------------------------------
