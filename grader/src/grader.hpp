@@ -192,6 +192,9 @@ class Session {
   std::string build(const std::string& target, const std::string& what);  // "" or the error
   bool configure_stubs(const std::set<std::string>& tasks);
   std::string write_stub(const FailedTaskFile& f);
+  /// A passed task's needs_gpu performance points on a machine with a GPU: measured by the task's
+  /// gpu_bench, or left needs_gpu with the reason when it cannot be built or finds no device.
+  void perf_on_gpu(TaskResult& r, const std::string& week, const std::filesystem::path& work);
   const Manifest& manifest_;
   GradeOptions o_;
   std::ostream& out_;

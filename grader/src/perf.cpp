@@ -45,10 +45,12 @@ std::optional<double> perf_value(const PerfSpec& spec, const std::string& bench_
   }
   const bool higher_is_better = spec.full >= spec.zero;
   std::optional<double> worst;
+  std::string said;  // a benchmark's own error (SkipWithError), for the message when nothing was measured
   try {
     for (const auto& b : j.at("benchmarks")) {
       // With repetitions only the aggregates are kept; use their medians.
       if (!b.is_object()) throw std::invalid_argument("a benchmark entry is not an object");
+      if (said.empty() && b.value("error_occurred", false)) said = b.value("error_message", std::string());
       if (b.contains("aggregate_name") && b["aggregate_name"] != "median") continue;
       if (!b.contains(spec.counter)) continue;
       const double v = b[spec.counter].get<double>();
@@ -58,7 +60,9 @@ std::optional<double> perf_value(const PerfSpec& spec, const std::string& bench_
     error = std::string("the benchmark's results file is malformed (") + e.what() + ")";
     return std::nullopt;
   }
-  if (!worst) error = "no benchmark matching '" + spec.filter + "' reported '" + spec.counter + "'";
+  if (!worst)
+    error = "no benchmark matching '" + spec.filter + "' reported '" + spec.counter + "'" +
+            (said.empty() ? std::string() : " (it said: " + said + ")");
   return worst;
 }
 

@@ -205,6 +205,35 @@ std::string Session::build(const std::string& target, const std::string& what) {
   return "the build kept failing with new task files";
 }
 
+void Session::perf_on_gpu(TaskResult& r, const std::string& week, const fs::path& work) {
+  // The tests ran on the simulator, but this machine has a GPU: the GPU build's benchmark (the
+  // student's kernel compiled by nvcc) measures the points. Where it cannot be built (no nvcc),
+  // they stay needs_gpu: left out, not lost.
+  const std::string target = "kindling_" + r.task.perf->gpu_bench + "_bench";
+  const fs::path binary = o_.build_dir / "grader" / target;
+  std::string error;
+  if (o_.build) {
+    out_ << "building " << target << " (a GPU is present) ..." << std::endl;
+    error = build(target, "building " + week + "'s GPU benchmark");
+  }
+  if (!error.empty() || !fs::exists(binary)) {
+    r.perf_message = needs_gpu_message(r.task) + "; a GPU is present, but " + target +
+                     (error.empty() ? " is not built" : " did not build: " + error);
+    return;
+  }
+  r.perf_needs_gpu = false;
+  run_perf(r, binary, o_.timeout, work);
+  if (r.perf_measured) return;
+  // The benchmark found no device after all (its own skip message): left out, not lost. Any other
+  // failure there (a timeout, a crash) is the kernel's: 0 points.
+  if (r.perf_message.find(kNoGpuSkip) != std::string::npos) {
+    r.perf_needs_gpu = true;
+    r.perf_message = needs_gpu_message(r.task) + "; " + target + " found no GPU: " + r.perf_message;
+  } else {
+    r.perf_message = "on this machine's GPU (" + target + "): " + r.perf_message;
+  }
+}
+
 Report Session::grade(const std::vector<Task>& tasks) {
   std::map<std::string, std::vector<Task>> by_week;
   for (const auto& t : tasks) by_week[t.week].push_back(t);
@@ -259,31 +288,7 @@ Report Session::grade(const std::vector<Task>& tasks) {
         if (o_.tty) out_ << "\r\033[K" << std::flush;
         r.perf_needs_gpu = week_has_perf && t.perf_points > 0 && perf_needs_gpu(t, r.cuda_backend);
         if (r.perf_needs_gpu && r.status == Status::Passed && !t.perf->gpu_bench.empty() && gpu_present()) {
-          // The tests ran on the simulator, but this machine has a GPU: the GPU build's benchmark
-          // (the student's kernel compiled by nvcc) measures the points. Where it cannot be built
-          // (no nvcc), they stay needs_gpu: left out, not lost.
-          const std::string gpu_target = "kindling_" + t.perf->gpu_bench + "_bench";
-          const fs::path gpu_bench = o_.build_dir / "grader" / gpu_target;
-          std::string gpu_error;
-          if (o_.build) {
-            out_ << "building " << gpu_target << " (a GPU is present) ..." << std::endl;
-            gpu_error = build(gpu_target, "building " + week + "'s GPU benchmark");
-          }
-          if (gpu_error.empty() && fs::exists(gpu_bench)) {
-            r.perf_needs_gpu = false;
-            run_perf(r, gpu_bench, o_.timeout, work);
-            // The benchmark found no device after all (its skip message, in the results file): left
-            // out, not lost. Any other failure there (a timeout, a crash) is the kernel's: 0 points.
-            if (!r.perf_measured && read_text(work / (t.id + ".bench.json")).find(kNoGpuSkip) != std::string::npos) {
-              r.perf_needs_gpu = true;
-              r.perf_message = needs_gpu_message(t) + "; " + gpu_target + " found no GPU: " + r.perf_message;
-            } else if (!r.perf_measured) {
-              r.perf_message = "on this machine's GPU (" + gpu_target + "): " + r.perf_message;
-            }
-          } else {
-            r.perf_message = needs_gpu_message(t) + "; a GPU is present, but " + gpu_target +
-                             (gpu_error.empty() ? " is not built" : " did not build: " + gpu_error);
-          }
+          perf_on_gpu(r, week, work);
         } else if (r.perf_needs_gpu) {
           r.perf_message = needs_gpu_message(t);
         } else if (week_has_perf && t.perf_points > 0 && r.status == Status::Passed) {

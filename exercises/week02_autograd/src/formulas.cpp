@@ -215,27 +215,28 @@ void prod_others(const T* x, const T* g, T* out, std::int64_t rows, std::int64_t
 }
 
 Tensor prod_backward(const Tensor& grad, const Tensor& x, const Tensor& result, const Shape& dims, bool keepdim) {
+  // grad or result with the reduced dims back (size 1), to broadcast against x.
+  const auto expanded = [&](const Tensor& t) {
+    return dims.empty() ? t : unsqueeze_reduced(t, x.sizes(), dims, keepdim);
+  };
   if (GradMode::is_enabled() && (grad.requires_grad() || x.requires_grad())) {
     // create_graph: the product of the others as result / x, in recorded operations. With a
     // zero among the elements that division is 0/0, and the loop below is not recorded.
     KINDLING_CHECK(sum(eq(x, 0).to(kFloat64)).item<double>() == 0,
                    "Kindling: the second derivative of prod() over elements that include a zero is not implemented");
-    const Tensor g = dims.empty() ? grad : unsqueeze_reduced(grad, x.sizes(), dims, keepdim);
-    const Tensor r = dims.empty() ? result : unsqueeze_reduced(result, x.sizes(), dims, keepdim);
-    return g * r / x;
+    return expanded(grad) * expanded(result) / x;
   }
   if (!x.device().is_cpu()) {
     // On a device, in device ops: result / x where a slice has no zero (PyTorch's formula); where
     // it has one, that element's gradient is the product of the others and every other element's
     // is 0; with two or more, all are 0.
-    const Tensor g = dims.empty() ? grad : unsqueeze_reduced(grad, x.sizes(), dims, keepdim);
-    const Tensor r = dims.empty() ? result : unsqueeze_reduced(result, x.sizes(), dims, keepdim);
+    const Tensor g = expanded(grad), r = expanded(result);
     const Tensor zero = eq(x, 0);
     if (sum(zero).item<std::int64_t>() == 0) return g * r / x;
     const Tensor none = zeros({}, x.dtype());
+    const Tensor nonzero = where(zero, ones({}, x.dtype()), x);  // the zeros as 1: their product is the others'
     const Tensor count = dims.empty() ? sum(zero) : sum(zero, dims, true);
-    const Tensor others = dims.empty() ? prod(where(zero, ones({}, x.dtype()), x))
-                                       : prod(where(zero, ones({}, x.dtype()), x), dims[0], true);
+    const Tensor others = dims.empty() ? prod(nonzero) : prod(nonzero, dims[0], true);
     return where(zero, where(eq(count, 1), g * others, none), where(eq(count, 0), g * r / x, none));
   }
   // Move the reduced dim last, compute per row, move it back.

@@ -361,6 +361,11 @@ TEST(GraderPerf, MissingCounterOrGarbageIsAnErrorNotAScore) {
   EXPECT_NE(error.find("reported 'ratio'"), std::string::npos);
   EXPECT_FALSE(perf_value({"w", "BM_X", "ratio", 1.2, 2.0}, "not json", error));
   EXPECT_EQ(error, "the benchmark wrote no results");
+  // A benchmark that skipped itself (SkipWithError) says why; the grader keys needs_gpu on it.
+  const std::string skipped =
+      R"({"benchmarks": [{"name": "BM_X", "error_occurred": true, "error_message": "no GPU here: nothing to time"}]})";
+  EXPECT_FALSE(perf_value({"w", "BM_X", "ratio", 1.2, 2.0}, skipped, error));
+  EXPECT_EQ(error, "no benchmark matching 'BM_X' reported 'ratio' (it said: no GPU here: nothing to time)");
 }
 
 // Issue 35: valid JSON of an unexpected shape threw a type error that nothing caught, and the
