@@ -1,4 +1,4 @@
-# kindling_add_kernels(TARGET file.cu...): one kernel source, two builds (DESIGN-GPU.md, section 1).
+# kindling_add_kernels(TARGET file.cu...): one kernel source, two builds (docs/building.md, week 6).
 # - The simulator build, always: a generated one-line .cpp includes the .cu, and the host
 #   compiler builds it into TARGET with the kit's CUDA built-ins (<kindling/cuda/sim.hpp>).
 #   (One source file cannot carry two CMake LANGUAGEs in one directory; hence the wrapper.)

@@ -1,4 +1,4 @@
-// Week 6: the CUDA simulator's own speed (DESIGN-GPU.md, section 6): the cost of switching
+// Week 6: the CUDA simulator's own speed (docs/building.md, week 6): the cost of switching
 // between simulated threads, a 256 x 256 tiled matmul, and one small training step. These time
 // the simulator on this machine; they say nothing about a GPU. And the register-blocked GEMM
 // against cuBLAS, which only a GPU measures.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the fuzz targets' seed corpora (corpus/<target>/) and the reproducers of issue 35's
-defects (crashes/<target>/), from the kit's own files and small hand-made inputs. Python's
+"""Writes the fuzz targets' seed corpora (corpus/<target>/) and the reproducers of the defects
+fuzzing found (crashes/<target>/), from the kit's own files and small hand-made inputs. Python's
 standard library only; run from anywhere: python3 grader/fuzz/make_seeds.py"""
 import gzip
 import json
@@ -57,11 +57,11 @@ put("corpus", "idx", "fashion-mnist", b"\x03" + struct.pack(">H", len(images)) +
 put("corpus", "idx", "fashion-mnist-gz",
     b"\x03" + struct.pack(">H", len(gzip.compress(images, mtime=0))) + gzip.compress(images, mtime=0) +
     gzip.compress(labels, mtime=0))
-# issue 35, 1: 16 bytes that claim 1 x 65536 x 65536 images (the old reader zeroed 4 GiB first)
+# found by fuzzing: 16 bytes that claim 1 x 65536 x 65536 images (the old reader zeroed 4 GiB first)
 put("crashes", "idx", "claims-4gib", b"\x02" + idx(0x803, [1, 65536, 65536], b""))
 put("crashes", "idx", "claims-8gib", b"\x02" + idx(0x803, [2, 65536, 65536], b"\x07" * 100))
 put("crashes", "idx", "dim-0xffffffff", b"\x00" + idx(0x801, [0xFFFFFFFF], b"abc"))
-# issue 35, 2: {4, 2^31, 2^31} wraps to 0 in 64 bits; FashionMNIST then overflowed numel_of
+# found by fuzzing: {4, 2^31, 2^31} wraps to 0 in 64 bits; FashionMNIST then overflowed numel_of
 wrap = idx(0x803, [4, 1 << 31, 1 << 31], b"")
 put("crashes", "idx", "dims-wrap-to-zero", b"\x02" + wrap)
 put("crashes", "idx", "dims-wrap-fashion-mnist", b"\x03" + struct.pack(">H", len(wrap)) + wrap +
@@ -74,7 +74,7 @@ put("corpus", "csv", "last-column", b"\x01" + b"1.5,2,3\r\n4,5e-1,6\n\n7,8,9\n")
 put("corpus", "csv", "ragged", b"\x80" + b"a,b\n1,2\n3\n")
 for name, label in [("label-2p63", b"0x1p63"), ("label-1e300", b"1e300"), ("label-inf", b"inf"),
                     ("label-nan", b"nan"), ("label-minus-1e19", b"-1e19")]:
-    # issue 35, 5: an undefined float-to-integer cast in the reference
+    # found by fuzzing: an undefined float-to-integer cast in the reference
     put("crashes", "csv", name, b"\x84" + b"label,x\n1,2\n" + label + b",3\n")
 
 # ---- checkpoint_decode: a file's bytes ----
@@ -89,10 +89,10 @@ put("corpus", "checkpoint_decode", "kindling-every-dtype", safetensors({
     "j": {"dtype": "I32", "shape": [0, 3], "data_offsets": [26, 26]},
     "u": {"dtype": "U8", "shape": [3], "data_offsets": [26, 29]},
     "__metadata__": {"epoch": "2"}}, b"\x01\x00" + struct.pack("<ffdqBBB", 1.5, -2, 0.25, -7, 1, 2, 3)))
-# issue 35, 3: a zero size makes the byte count 0 and the strides overflow; sealed with a valid CRC
+# found by fuzzing: a zero size makes the byte count 0 and the strides overflow; sealed with a valid CRC
 put("crashes", "checkpoint_decode", "zero-size-huge-strides",
     safetensors({"a": {"dtype": "F32", "shape": [0, 1 << 62, 1 << 62], "data_offsets": [0, 0]}}, b""))
-# issue 35, 4: BOOL bytes other than 0 and 1 (no CRC: a safetensors file from elsewhere)
+# found by fuzzing: BOOL bytes other than 0 and 1 (no CRC: a safetensors file from elsewhere)
 put("crashes", "checkpoint_decode", "bool-byte-2",
     safetensors({"m": {"dtype": "BOOL", "shape": [3], "data_offsets": [0, 3]}}, b"\x01\x02\x01", crc=False))
 put("crashes", "checkpoint_decode", "bool-byte-2-sealed",
@@ -113,7 +113,7 @@ put("corpus", "grader_state", "grade-state.json", json.dumps({"tree": "exercises
 put("corpus", "grader_state", "history.jsonl", b'{"time":"2026-11-25T10:00:00Z","score":5.0,"max_score":21.0,'
     b'"passed":1,"total":3}\n{"time":"2026-11-25T10:05:00Z","score":10.0,"max_score":21.0,"passed":2,"total":3}\n')
 put("corpus", "grader_state", "hints.json", b'{"week01.view": 2, "week05.adam": 1}\n')
-# issue 35, 6: an undefined double-to-int conversion of a count
+# found by fuzzing: an undefined double-to-int conversion of a count
 put("crashes", "grader_state", "tests-passed-1e300", json.dumps({"tasks": [dict(task, tests_passed=1e300)]}).encode())
 put("crashes", "grader_state", "history-passed-1e300", b'{"time":"t","score":1,"max_score":2,"passed":1e300,"total":1}\n')
 
@@ -125,7 +125,7 @@ put("corpus", "grader_results", "gtest.json", json.dumps({"testsuites": [{"name"
 put("corpus", "grader_results", "bench.json", json.dumps({"context": {}, "benchmarks": [
     {"name": "BM_View_median", "aggregate_name": "median", "speedup": 2.5, "ratio": 1.2},
     {"name": "BM_View_mean", "aggregate_name": "mean", "speedup": 9.0}]}).encode())
-# issue 35, 7: results of an unexpected shape threw out of the whole grading run
+# found by fuzzing: results of an unexpected shape threw out of the whole grading run
 put("crashes", "grader_results", "testsuites-of-numbers", b'{"testsuites":[1]}')
 put("crashes", "grader_results", "counter-is-a-string",
     b'{"benchmarks":[{"name":"BM_View","aggregate_name":"median","speedup":"fast"}]}')

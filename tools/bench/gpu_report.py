@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """tools/gpu-bench's report: Kindling's week-6 figures on a GPU (Google Benchmark JSON from
 kindling_week06_device_bench) beside PyTorch's on the same device (week06_torch_gpu.py), each
-against issue 31's target.
+against week 6's target (docs/performance.md, the GPU).
 
 Usage: gpu_report.py KINDLING_JSON TORCH_JSON [RESULTS_JSON]
 Prints the report; writes RESULTS_JSON (every figure and whether it meets its target) if given.

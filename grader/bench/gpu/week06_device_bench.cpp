@@ -1,4 +1,4 @@
-// Week 6 on a GPU: the figures issue 31 asks for, measured in one process on one device. This
+// Week 6 on a GPU: the figures of week 6's targets (docs/performance.md), measured in one process on one device. This
 // program links the device build of the kernels (nvcc's), so `cuda` tensors live on the GPU and the
 // engine's matmul calls cuBLAS. tools/gpu-bench runs it beside the same workloads in PyTorch
 // (tools/bench/week06_torch_gpu.py) and prints the comparison. Without a device every benchmark

@@ -192,7 +192,7 @@ TEST(GraderState, HistoryKeepsOneLinePerRunAndSkipsDamagedLines) {
   EXPECT_EQ(h[1].time, e.time);
 }
 
-// Issue 35: nlohmann's get<int>() of 1e300 is a plain cast, undefined behaviour. A count out
+// Found by fuzzing: nlohmann's get<int>() of 1e300 is a plain cast, undefined behaviour. A count out
 // of int's range, negative or fractional drops that entry or line like any other damage.
 TEST(GraderState, CountsOutOfRangeDropTheirEntryInsteadOfOverflowing) {
   TempDir dir;

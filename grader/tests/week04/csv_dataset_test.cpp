@@ -97,7 +97,7 @@ TEST(week04_csv_dataset, BadFilesSayWhereAndWhat) {
 }
 
 // Converting a double outside int64's range (or NaN) to an integer is undefined behaviour,
-// not a wrong number: the label must be checked before the cast (issue 35, found by fuzzing).
+// not a wrong number: the label must be checked before the cast (found by fuzzing).
 TEST(week04_csv_dataset, LabelsThatDoNotFitInInt64AreRefused) {
   const fs::path dir = scratch("range");
   int k = 0;

@@ -88,13 +88,13 @@ TEST(EngineIdxReader, TruncatedDataSaysHowMuchIsMissing) {
                       (dir / "header").string() + ": truncated: the header ends before dim 1");
 }
 
-// Issue 35: a reader believes no size before the file proves it. These headers claim 4 GiB,
+// Found by fuzzing: a reader believes no size before the file proves it. These headers claim 4 GiB,
 // 8 GiB and 4 GiB of data that is not there; the old reader allocated (and zeroed) all of it
 // before finding the file truncated. Read in a child whose data segment may grow by 256 MiB
 // at most, so that believing a header shows as std::bad_alloc.
 TEST(EngineIdxReader, AHeaderThatClaimsGigabytesCostsOnlyWhatTheFileHolds) {
   const fs::path dir = scratch("claims");
-  write_idx(dir / "big", 0x803, {1, 65536, 65536}, 0);  // the 16-byte file of the issue
+  write_idx(dir / "big", 0x803, {1, 65536, 65536}, 0);  // the 16-byte file fuzzing found
   write_idx(dir / "bigger", 0x803, {2, 65536, 65536}, 100);
   write_idx(dir / "max", 0x801, {0xffffffffu}, 3);
   const pid_t pid = ::fork();
@@ -138,7 +138,7 @@ TEST(EngineIdxReader, AHeaderThatClaimsGigabytesCostsOnlyWhatTheFileHolds) {
   EXPECT_EQ(WEXITSTATUS(status), 0) << what[std::min(WEXITSTATUS(status), 5)];
 }
 
-// Issue 35: {4, 2^31, 2^31} multiplies to 2^64, which wraps to 0 in 64 bits: the old reader
+// Found by fuzzing: {4, 2^31, 2^31} multiplies to 2^64, which wraps to 0 in 64 bits: the old reader
 // returned no data for those dims, and FashionMNIST then built images outside their storage.
 TEST(EngineIdxReader, DimsWhoseProductOverflowsAreRefused) {
   const fs::path dir = scratch("wrap");

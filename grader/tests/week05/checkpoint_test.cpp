@@ -241,7 +241,7 @@ TEST(week05_checkpoint, AHeaderLengthNearTwoToThe64IsTruncatedNotWrapped) {
                                 "f: truncated: the header says 18446744073709551615 bytes but only 2 follow");
 }
 
-// Issue 35: a zero size makes the byte count 0, so [0, 2^62, 2^62] passes a check of bytes
+// Found by fuzzing: a zero size makes the byte count 0, so [0, 2^62, 2^62] passes a check of bytes
 // alone; its strides (2^62 * 2^62) overflow. A CRC is no defence: anyone can compute one.
 TEST(week05_checkpoint, AnEmptyShapeWhoseStridesOverflowIsRefused) {
   FileContents c;
@@ -276,7 +276,7 @@ TEST(week05_checkpoint, AnEmptyShapeWhoseStridesOverflowIsRefused) {
       "Storage size calculation overflowed with sizes=[0, 4611686018427387904, 4611686018427387904]");
 }
 
-// Issue 35: a bool is one byte holding 0 or 1; any other byte read as a bool is undefined.
+// Found by fuzzing: a bool is one byte holding 0 or 1; any other byte read as a bool is undefined.
 TEST(week05_checkpoint, BoolBytesOtherThanZeroAndOneAreRefused) {
   FileContents c;
   c.tensors["mask"] = tensor(std::vector<std::uint8_t>{1, 0, 1}).to(kBool);
