@@ -14,7 +14,7 @@
 set -euo pipefail
 src=${1:?usage: fresh_clone.sh SOURCE_DIR}
 if ! git -C "$src" rev-parse --git-dir > /dev/null 2>&1; then
-  echo "fresh_clone: $src is not a git checkout; skipped"
+  echo "skipped: $src is not a git checkout"
   exit 77
 fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kindling-fresh-clone.XXXXXX")

@@ -6,19 +6,20 @@
 # Chromium parses the page (--dump-dom); every task of the JSON report must be
 # rendered as a row with its status, and every week as a section. Then it takes a
 # screenshot (kept beside the results, for a person to look at).
-# Exits 77 (skipped) when Chromium is not installed (./test installs it).
+# Exits 77 (skipped) when Chromium is not installed (./test installs it), after a line
+# "skipped: REASON" that ./test's summary shows.
 set -euo pipefail
 html=$1
 json=$2
 png=$3
 browser=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 if [ -z "$browser" ]; then
-  echo "html_report: Chromium is not installed (apt-get install chromium); skipped"
+  echo "skipped: Chromium is not installed (apt-get install chromium)"
   exit 77
 fi
 # Ubuntu's chromium-browser package is a stub that only asks for the snap.
 if ! version=$(timeout 60 "$browser" --version 2>&1); then
-  echo "html_report: $browser does not run; skipped. It said:"
+  echo "skipped: $browser does not run (Ubuntu's chromium-browser is a stub for the snap). It said:"
   echo "$version"
   exit 77
 fi
