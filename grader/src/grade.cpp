@@ -31,7 +31,13 @@ std::string last_running_test(const std::string& output) {
   return last;
 }
 
-// A failure text without GoogleTest's "file:line" first line, shortened.
+// The longest message kept (JSON, HTML, the table): the fix is usually named at the end of a
+// message, so only a runaway one (a whole tensor printed) is cut.
+constexpr std::size_t kMaxMessage = 4000;
+// The most failures one task keeps for --verbose.
+constexpr std::size_t kMaxFailures = 100;
+
+// A failure text without GoogleTest's "file:line" first line, at most kMaxMessage long.
 std::string tidy(std::string text) {
   const auto nl = text.find('\n');
   if (nl != std::string::npos && (text.rfind("unknown file", 0) == 0 || text.find(':') < nl))
@@ -42,7 +48,11 @@ std::string tidy(std::string text) {
   if (std::regex_search(text, m, thrown)) text = m[1];
   for (auto& c : text)
     if (c == '\n') c = ' ';
-  if (text.size() > 400) text = text.substr(0, 397) + "...";
+  if (text.size() > kMaxMessage) {
+    std::size_t cut = kMaxMessage - 3;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+    text = text.substr(0, cut) + "...";
+  }
   return text;
 }
 
@@ -53,22 +63,86 @@ std::string stub_task(const std::string& text) {
   return s.substr(0, s.find_first_of(": \"\n"));
 }
 
-// Names the task's own stub first, then any other stub its tests reached.
+std::string joined(const std::vector<std::string>& items) {
+  std::string list;
+  for (const auto& i : items) list += (list.empty() ? "" : ", ") + i;
+  return list;
+}
+
+// The number of week "week06" (6), or 0.
+int week_number(const std::string& week) {
+  if (week.size() <= 4 || week.rfind("week", 0) != 0) return 0;
+  int n = 0;
+  for (std::size_t i = 4; i < week.size(); ++i) {
+    if (week[i] < '0' || week[i] > '9' || n > 1000) return 0;
+    n = n * 10 + (week[i] - '0');
+  }
+  return n;
+}
+
+// The weeks before `week`, as --reference takes them: "week01,week02,...,week05".
+std::string earlier_weeks(const std::string& week) {
+  std::string list;
+  for (int w = 1; w < week_number(week); ++w)
+    list += std::string(list.empty() ? "" : ",") + (w < 10 ? "week0" : "week") + std::to_string(w);
+  return list;
+}
+
+// Names the task's own stub first, then any other stub its tests reached, and says what to do
+// about those: a task of the same week that the manifest lists as needed comes earlier in the
+// week's table; an earlier week's is finished there, or graded with the reference's weeks.
 std::string not_implemented_message(const Task& task, const std::vector<std::string>& stubs) {
-  std::vector<std::string> others;
+  std::vector<std::string> same_week, earlier, others;
   bool own = false;
   for (const auto& s : stubs) {
-    if (s == task.id)
+    if (s == task.id) {
       own = true;
-    else
-      others.push_back(s);
+      continue;
+    }
+    others.push_back(s);
+    const std::string week = s.substr(0, s.find('.'));
+    if (week == task.week)
+      same_week.push_back(s);
+    else if (week_number(week) < week_number(task.week))
+      earlier.push_back(s);
   }
-  std::string list;
-  for (const auto& o : others) list += (list.empty() ? "" : ", ") + o;
-  if (own)
-    return tr("[not implemented] {0} (the stub still throws)", {task.id}) +
-           (list.empty() ? "" : tr("; its tests also reach {0}", {list}));
-  return tr("[not implemented] this task's tests need {0} first", {list});
+  const std::string list = joined(others);
+  std::string message = own ? tr("[not implemented] {0} (the stub still throws)", {task.id}) +
+                                  (list.empty() ? "" : tr("; its tests also reach {0}", {list}))
+                            : tr("[not implemented] this task's tests need {0} first", {list});
+  const std::string week = std::to_string(week_number(task.week));
+  // A same-week task the manifest lists comes earlier in the table, or passes together with this
+  // one (a cycle); of one it does not list, it knows nothing more.
+  const auto has = [](const std::vector<std::string>& ids, const std::string& id) {
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+  };
+  std::vector<std::string> before, together;
+  for (const auto& s : same_week)
+    if (has(task.mutual, s))
+      together.push_back(s);
+    else if (has(task.needs, s))
+      before.push_back(s);
+  std::string advice;
+  if (before.size() == 1)
+    advice = tr("Finish {0}: it comes earlier in week {1}'s table.", {before[0], week});
+  else if (!before.empty())
+    advice = tr("Finish {0}: they come earlier in week {1}'s table.", {joined(before), week});
+  if (!together.empty())
+    advice += (advice.empty() ? "" : " ") +
+              (together.size() == 1
+                   ? tr("This task and {0} use each other's code: finish both, and both pass.", {together[0]})
+                   : tr("This task and {0} use each other's code: finish them all, and all pass.", {joined(together)}));
+  const std::string weeks = earlier_weeks(task.week);
+  if (!earlier.empty() && !weeks.empty()) {
+    const std::string how =
+        earlier.size() == 1
+            ? tr("{0} is from an earlier week: finish it, or grade on the reference's earlier weeks:", {earlier[0]})
+            : tr("{0} are from earlier weeks: finish them, or grade on the reference's earlier weeks:",
+                 {joined(earlier)});
+    advice += (advice.empty() ? "" : " ") + how + " ./grade --reference " + weeks + " " + task.week;
+  }
+  if (!advice.empty()) message += ". " + advice;
+  return message;
 }
 
 }  // namespace
@@ -120,6 +194,11 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
     r.status = Status::Crashed;
     r.message =
         std::string("crashed with signal ") + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")" + in_test;
+    // The CUDA simulator names the kernel, block and thread a signal came from (week 6).
+    if (const auto at = run.output.rfind("kindling: signal "); at != std::string::npos) {
+      const auto end = run.output.find('\n', at);
+      r.message += ": " + run.output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+    }
     return r;
   }
   nlohmann::json j = nlohmann::json::parse(gtest_json, nullptr, false);
@@ -146,6 +225,8 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
         }
         const std::string text = failures[0].value("failure", "");
         const std::string name = test.value("name", "");
+        for (const auto& f : failures)
+          if (r.failures.size() < kMaxFailures) r.failures.push_back(name + ": " + tidy(f.value("failure", "")));
         if (text.find(kNotImplementedTag) != std::string::npos) {
           const std::string stub = stub_task(text);
           if (std::find(stubs.begin(), stubs.end(), stub) == stubs.end()) stubs.push_back(stub);

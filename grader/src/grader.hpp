@@ -52,6 +52,14 @@ struct Task {
   /// Gradescope's visibility of the task's result: "visible" (the default), "hidden",
   /// "after_due_date" or "after_published" (tasks.json's optional "visibility").
   std::string visibility = "visible";
+  /// Tasks of the same week whose functions this task's tests call (tasks.json's optional
+  /// "needs"): they come before it in the manifest and in the week's README table. Earlier
+  /// weeks' tasks are needed as a rule and never listed.
+  std::vector<std::string> needs;
+  /// The tasks of `needs` that need this one too, directly or through others (a cycle: week 1's
+  /// view and transpose test each other): they pass together and sit next to each other in the
+  /// table. read_manifest works them out.
+  std::vector<std::string> mutual;
   /// The GoogleTest suite: the id with the dot turned into an underscore.
   std::string suite() const;
   /// The task's file in a tree: "<tree>/week01_tensors/src/tasks/view.cpp".
@@ -69,6 +77,10 @@ Manifest read_manifest(const std::filesystem::path& file);
 /// Tasks matching the selection: "week01" (a week), "week01.view" (a task); all when empty.
 /// Throws std::invalid_argument naming a selector that matches nothing.
 std::vector<Task> select_tasks(const Manifest& m, const std::vector<std::string>& selection);
+/// `tasks` in the same order, except that a task moves after the tasks of `tasks` it needs
+/// (Task::needs, but not Task::mutual), so that a loop that takes the first unpassed one never
+/// meets a task whose tests reach a stub still ahead of it, other than its cycle's.
+std::vector<Task> order_by_needs(const std::vector<Task>& tasks);
 
 // ---- running a process -------------------------------------------------------------------------
 struct ProcessResult {
@@ -99,6 +111,8 @@ struct TaskResult {
   Status status = Status::Failed;
   double points = 0;
   std::string message;  // the first failure, or why it did not run
+  /// Every failure of every failing test, "test: message", in the order they ran (--verbose).
+  std::vector<std::string> failures;
   int tests_passed = 0;
   int tests_skipped = 0;  // GTEST_SKIP (e.g. no CUDA device): neither passed nor failed
   int tests_total = 0;
@@ -165,6 +179,10 @@ struct GradeOptions {
   bool build = true;        // build the test programs first (else use those already built)
   bool perf = true;         // grade the performance points
   bool tty = false;         // progress as one live line (else a line per tenth of a build)
+  bool verbose = false;     // watch mode shows every failing test's message, not just the first
+  /// The student's tree ("exercises"): its code files under source_dir are compared before and
+  /// after each build, and a build that a save overlapped runs again. Empty: not checked.
+  std::string tree;
 };
 
 /// A task file that did not compile, from a Ninja log: "FAILED: .../<tree>/<week>_x/src/tasks/<name>.cpp.o"
@@ -181,7 +199,7 @@ std::vector<FailedTaskFile> failed_task_files(const std::string& build_log, cons
 std::string stub_of_task_file(const std::string& text, const std::string& task_id);
 
 /// Builds what the selected tasks need and grades them. A task file that does not
-/// compile is replaced by its stub for the rest of the session (the build folder is
+/// compile is replaced by its stub for the rest of the grading session (the build folder is
 /// reconfigured with KINDLING_STUBBED_TASKS), so that it alone reports build_error.
 class Session {
  public:
@@ -292,7 +310,13 @@ int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions&
 
 // ---- reports ---------------------------------------------------------------------------------------
 
-std::string table(const Report& r, bool color);
+/// The terminal table. A message longer than its column is wrapped, never cut: its lines
+/// are at most `width` columns. `verbose`: every failing test's message under its task.
+std::string table(const Report& r, bool color, std::size_t width = 100, bool verbose = false);
+/// `text` in lines of at most `width` display columns (Hangul counts two), broken at spaces (a
+/// word longer than a line where it must): the first line holds `first` columns of text, each
+/// later one `indent` spaces and then width - indent columns. The lines are joined by '\n'.
+std::string wrap(const std::string& text, std::size_t first, std::size_t width, std::size_t indent);
 std::string to_json(const Report& r);
 std::string to_gradescope(const Report& r);
 std::string to_junit(const Report& r);

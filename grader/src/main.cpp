@@ -1,6 +1,7 @@
 // kindling-grade: builds each week's tests, runs every task in its own process
 // with a time limit, and reports. ./grade is the friendly front door to it.
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -24,6 +25,13 @@ void write_file(const std::string& path, const std::string& text) {
   out << text;
   std::cout << "wrote " << path << "\n";
 }
+
+// The terminal's width in columns, or 100 when the output is not a terminal.
+std::size_t terminal_width() {
+  winsize w{};
+  if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  return 100;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -33,7 +41,7 @@ int main(int argc, char** argv) {
   std::string tree = "exercises", reference, build_dir, source_dir = KINDLING_SOURCE_DIR;
   std::string json_out, gradescope_out, junit_out, html_out, require, note_file;
   double timeout = 60, memory_mb = 8192;
-  bool no_build = false, no_color = false, list = false, no_perf = false;
+  bool no_build = false, no_color = false, list = false, no_perf = false, verbose = false;
   app.add_option("selection", selection, "weeks (week01) or tasks (week01.view); all when none");
   app.add_option("--tree", tree, "the tree this build was configured with (for the report)");
   app.add_option("--reference", reference, "weeks taken from solutions/ (for the report)");
@@ -51,6 +59,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-perf", no_perf, "skip the benchmarks behind performance points");
   app.add_flag("--list", list, "list the selected tasks with their points and first hints, then stop");
   app.add_flag("--no-color", no_color, "plain table");
+  app.add_flag("--verbose", verbose, "show every failing test's message under its task, not just the first");
   std::string lang;
   app.add_option("--lang", lang,
                  "the grader's language: en or ko (default: KINDLING_LANG, else ko under a Korean locale, else en)");
@@ -136,9 +145,15 @@ int main(int argc, char** argv) {
     }
     const std::vector<Task> tasks = select_tasks(manifest, watch_cmd->parsed() ? watch_selection : selection);
     if (list) {
-      for (const auto& t : tasks)
+      for (const auto& t : tasks) {
         std::cout << t.id << "  (" << t.points << " points)  " << t.title
                   << "\n    hint: " << (t.hints.empty() ? "" : t.hints.front()) << "\n";
+        if (!t.needs.empty()) {
+          std::string needs;
+          for (const auto& n : t.needs) needs += (needs.empty() ? "" : ", ") + n;
+          std::cout << "    " << tr("needs: {0} (and the earlier weeks)", {needs}) << "\n";
+        }
+      }
       return 0;
     }
     GradeOptions options;
@@ -150,7 +165,10 @@ int main(int argc, char** argv) {
     options.build = !no_build;
     options.perf = !no_perf;
     options.tty = isatty(STDOUT_FILENO);
-    if (watch_cmd->parsed()) return watch(manifest, tasks, options, tree);
+    options.verbose = verbose;
+    options.tree = tree;
+    // Watch works through the tasks in an order where each comes after the tasks it needs.
+    if (watch_cmd->parsed()) return watch(manifest, order_by_needs(tasks), options, tree);
 
     Session session(manifest, options, std::cout);
     Report report = session.grade(tasks);
@@ -160,7 +178,7 @@ int main(int argc, char** argv) {
       report.note.assign(std::istreambuf_iterator<char>(in), {});
       while (!report.note.empty() && report.note.back() == '\n') report.note.pop_back();
     }
-    std::cout << table(report, !no_color && isatty(STDOUT_FILENO));
+    std::cout << table(report, !no_color && isatty(STDOUT_FILENO), terminal_width(), verbose);
     State state = load_state(workspace.state, manifest);
     record_run(workspace, manifest, report, state);
     std::cout << "report: " << workspace.report_html.string() << "\n";

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -71,9 +73,68 @@ Manifest read_manifest(const std::filesystem::path& file) {
     }
     if (task.perf_points > 0 && !task.perf)
       throw std::runtime_error(file.string() + ": task " + task.id + " has perf_points but no \"perf\" benchmark");
+    if (t.contains("needs")) task.needs = t.at("needs").get<std::vector<std::string>>();
     m.tasks.push_back(std::move(task));
   }
+  // A need is another task of the same week (earlier weeks are needed as a rule).
+  std::map<std::string, const Task*> by_id;
+  for (const auto& task : m.tasks) by_id[task.id] = &task;
+  for (const auto& task : m.tasks)
+    for (const auto& need : task.needs) {
+      const auto other = by_id.find(need);
+      if (other == by_id.end() || other->second->week != task.week || need == task.id)
+        throw std::runtime_error(file.string() + ": task " + task.id + " needs '" + need +
+                                 "', which is not another task of " + task.week);
+    }
+  // Whether `to` is reached from `from` through needs.
+  const auto reaches = [&](const std::string& from, const std::string& to) {
+    std::set<std::string> seen{from};
+    std::vector<std::string> todo{from};
+    while (!todo.empty()) {
+      const std::string at = todo.back();
+      todo.pop_back();
+      for (const auto& n : by_id.at(at)->needs) {
+        if (n == to) return true;
+        if (seen.insert(n).second) todo.push_back(n);
+      }
+    }
+    return false;
+  };
+  for (auto& task : m.tasks)
+    for (const auto& need : task.needs)
+      if (reaches(need, task.id)) task.mutual.push_back(need);
   return m;
+}
+
+std::vector<Task> order_by_needs(const std::vector<Task>& tasks) {
+  // Repeatedly take the first task whose needs among `tasks` are all taken (a need that needs
+  // it too does not count): the given order, except where a need comes later. Whatever is left
+  // when nothing is ready (not possible for tasks read by read_manifest) keeps its order.
+  std::vector<Task> out;
+  std::vector<bool> taken(tasks.size(), false);
+  std::set<std::string> done, present;
+  for (const auto& t : tasks) present.insert(t.id);
+  while (out.size() < tasks.size()) {
+    bool progress = false;
+    for (std::size_t i = 0; i < tasks.size() && !progress; ++i) {
+      if (taken[i]) continue;
+      const Task& t = tasks[i];
+      const bool ready = std::all_of(t.needs.begin(), t.needs.end(), [&](const std::string& n) {
+        return !present.count(n) || done.count(n) || std::find(t.mutual.begin(), t.mutual.end(), n) != t.mutual.end();
+      });
+      if (!ready) continue;
+      taken[i] = progress = true;
+      done.insert(tasks[i].id);
+      out.push_back(tasks[i]);
+    }
+    if (!progress)
+      for (std::size_t i = 0; i < tasks.size(); ++i)
+        if (!taken[i]) {
+          taken[i] = true;
+          out.push_back(tasks[i]);
+        }
+  }
+  return out;
 }
 
 std::vector<Task> select_tasks(const Manifest& m, const std::vector<std::string>& selection) {

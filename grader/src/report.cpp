@@ -1,6 +1,7 @@
 // The grader's outputs: the terminal table, its own JSON, Gradescope's
 // results.json and JUnit XML.
 
+#include <algorithm>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -27,9 +28,21 @@ namespace {
 double earned(const TaskResult& t) { return t.points + t.perf_points; }
 double available(const Report& r, const TaskResult& t) { return t.task.points + t.available_perf(r.perf); }
 
-std::string fit(std::string s, std::size_t width) {
-  if (s.size() > width) s = s.substr(0, width - 3) + "...";
-  return s;
+// The columns `s` takes on a terminal: a character of three or four bytes (Hangul) takes two.
+std::size_t columns(const std::string& s) {
+  std::size_t shown = 0;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte
+    shown += c >= 0xE0 ? 2 : 1;
+  }
+  return shown;
+}
+
+// Korean words are two columns wide on a terminal and three bytes long: pad by what shows.
+std::string pad(const std::string& s, std::size_t width) {
+  const std::size_t shown = columns(s);
+  return s + std::string(shown < width ? width - shown : 1, ' ');
 }
 
 std::string points(double p) {
@@ -75,28 +88,90 @@ std::string xml_escape(const std::string& in) {
   return out;
 }
 
-std::string table(const Report& r, bool color) {
+std::string wrap(const std::string& text, std::size_t first, std::size_t width, std::size_t indent) {
+  constexpr std::size_t kNarrowest = 20;  // a line holds at least this many columns of text
+  const std::size_t later = std::max(width > indent ? width - indent : 0, kNarrowest);
+  std::string out, line;
+  std::size_t room = std::max(first, kNarrowest), used = 0;
+  const auto next_line = [&] {
+    out += line + "\n" + std::string(indent, ' ');
+    line.clear();
+    used = 0;
+    room = later;
+  };
+  std::size_t i = 0;
+  bool start = true;  // at the start of a paragraph
+  while (i < text.size()) {
+    if (text[i] == '\n') {  // a line break of the text's own
+      ++i;
+      next_line();
+      start = true;
+      continue;
+    }
+    // The next word and the spaces before it, which are kept inside a line and dropped at a break.
+    std::size_t word = text.find_first_not_of(' ', i);
+    if (word == std::string::npos) break;  // trailing spaces
+    const std::string spaces = text.substr(i, word - i);
+    std::size_t end = text.find_first_of(" \n", word);
+    if (end == std::string::npos) end = text.size();
+    std::string w = text.substr(word, end - word);
+    i = end;
+    if (!start && used + columns(spaces) + columns(w) <= room) {
+      line += spaces + w;
+      used += columns(spaces) + columns(w);
+      continue;
+    }
+    if (!start || used > 0) next_line();
+    start = false;
+    // A word longer than a line is broken where it must, between characters.
+    while (columns(w) > room) {
+      std::size_t cut = 0, shown = 0;
+      while (cut < w.size()) {
+        std::size_t len = 1;
+        while (cut + len < w.size() && (static_cast<unsigned char>(w[cut + len]) & 0xC0) == 0x80) ++len;
+        const std::size_t c = columns(w.substr(cut, len));
+        if (shown + c > room) break;
+        shown += c;
+        cut += len;
+      }
+      if (cut == 0) break;  // a single character wider than the line: let it overflow
+      line += w.substr(0, cut);
+      used += shown;
+      w.erase(0, cut);
+      next_line();
+    }
+    line += w;
+    used += columns(w);
+  }
+  out += line;
+  while (!out.empty() && out.back() == ' ') out.pop_back();  // the indent of a last, empty line
+  return out;
+}
+
+std::string table(const Report& r, bool color, std::size_t width, bool verbose) {
   std::ostringstream out;
   const char* reset = color ? "\033[0m" : "";
-  // Korean words are two columns wide on a terminal and three bytes long: pad by what shows.
-  const auto pad = [](const std::string& s, std::size_t width) {
-    std::size_t shown = 0;
-    for (std::size_t i = 0; i < s.size(); ++i) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      if ((c & 0xC0) == 0x80) continue;  // a continuation byte
-      shown += c >= 0xE0 ? 2 : 1;        // a three-byte character (Hangul): two columns
-    }
-    return s + std::string(shown < width ? width - shown : 1, ' ');
-  };
+  constexpr std::size_t kMessageColumn = 56;  // where the message column starts (30 + 9 + 17)
+  constexpr std::size_t kHintColumn = 30;     // where the lines under a task start
+  width = std::max<std::size_t>(width, kMessageColumn + 40);
   out << pad(tr("task"), 30) << pad(tr("points"), 9) << pad(tr("status"), 17) << tr("message") << "\n";
   out << std::string(100, '-') << "\n";
   for (const auto& t : r.results) {
     const char* c = "";
     if (color)
       c = t.status == Status::Passed ? "\033[32m" : t.status == Status::NotImplemented ? "\033[33m" : "\033[31m";
-    out << std::left << std::setw(30) << t.task.id << std::setw(9)
-        << (points(earned(t)) + "/" + points(available(r, t))) << c << pad(status_word(t.status), 17) << reset
-        << fit(t.message, 200) << "\n";
+    const std::string id = pad(t.task.id, 30), score = pad(points(earned(t)) + "/" + points(available(r, t)), 9),
+                      status = pad(status_word(t.status), 17);
+    // The message whole, wrapped under its own column (the fix is often named at its end).
+    const std::size_t shown = columns(id + score + status);
+    out << id << score << c << status << reset
+        << wrap(t.message, width > shown ? width - shown : 0, width, kMessageColumn) << "\n";
+    if (verbose && !t.failures.empty()) {
+      out << std::string(kHintColumn, ' ') << tr("failures ({0}):", {std::to_string(t.failures.size())}) << "\n";
+      for (const auto& f : t.failures)
+        out << std::string(kHintColumn, ' ') << "- " << wrap(f, width - kHintColumn - 2, width, kHintColumn + 2)
+            << "\n";
+    }
     if (r.perf && t.task.perf_points > 0 && t.perf_needs_gpu)
       out << std::string(30, ' ') << tr("performance: {0} points", {points(t.task.perf_points)}) << " "
           << t.perf_message << "\n";
@@ -146,6 +221,7 @@ nlohmann::json result_to_json(const TaskResult& t, bool perf) {
           {"perf_measured", t.perf_measured},
           {"perf_value", t.perf_value},
           {"message", t.message},
+          {"failures", t.failures},
           {"tests_passed", t.tests_passed},
           {"tests_skipped", t.tests_skipped},
           {"tests_total", t.tests_total},

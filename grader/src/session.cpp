@@ -40,6 +40,34 @@ std::string configured_stubs(const fs::path& build_dir) {
 
 bool uses_ninja(const fs::path& build_dir) { return fs::exists(build_dir / "build.ninja"); }
 
+// The code files under `root` (the student's tree), each with a hash of its contents.
+using Snapshot = std::map<std::string, std::size_t>;
+Snapshot snapshot(const fs::path& root) {
+  Snapshot out;
+  std::error_code ec;
+  if (root.empty() || !fs::is_directory(root, ec)) return out;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    const auto ext = it->path().extension();
+    if (it->is_regular_file(ec) && (ext == ".cpp" || ext == ".hpp" || ext == ".h" || ext == ".cu" || ext == ".cuh"))
+      out[it->path().string()] = std::hash<std::string>{}(read_text(it->path()));
+  }
+  return out;
+}
+
+// The files whose contents differ between two snapshots (changed, added or removed).
+std::vector<std::string> changed_files(const Snapshot& before, const Snapshot& after) {
+  std::vector<std::string> out;
+  for (const auto& [file, hash] : after)
+    if (const auto it = before.find(file); it == before.end() || it->second != hash) out.push_back(file);
+  for (const auto& [file, hash] : before)
+    if (!after.count(file)) out.push_back(file);
+  return out;
+}
+
+// How many times a build that a save overlapped is run again before its result is taken as it is.
+constexpr int kMaxOverlappedBuilds = 5;
+
 // Turns Ninja's "[12/40] Building ..." lines into one live line on a terminal, or a
 // line per tenth of the build otherwise, so that a long first build is visibly alive.
 class Progress {
@@ -174,18 +202,37 @@ std::string Session::build(const std::string& target, const std::string& what) {
   const fs::path work = o_.build_dir / "grade-results";
   fs::create_directories(work);
   if (!session_reset_) {
-    // A stub left from an earlier session must not hide code that compiles now.
+    // A stub left from an earlier grading session must not hide code that compiles now.
     session_reset_ = true;
     if (!configure_stubs({}))
       return "CMake could not reconfigure the build folder (see grade-results/stubs.configure.log)";
   }
+  const fs::path tree = o_.tree.empty() ? fs::path() : o_.source_dir / o_.tree;
+  int overlapped = 0;
   for (int round = 0; round < 16; ++round) {
     std::vector<std::string> argv = {"/usr/bin/env", "cmake", "--build", o_.build_dir.string(), "--target", target};
     if (uses_ninja(o_.build_dir)) argv.insert(argv.end(), {"--", "-k", "0"});  // every broken file in one go
+    const Snapshot before = snapshot(tree);
     ProcessResult b;
     {
       Progress progress(out_, o_.tty, what);
       b = run_process(argv, 3600, work / (target + ".build.log"), std::ref(progress));
+    }
+    // A file saved while the build ran may have been compiled as it was before the save, into
+    // an object file newer than the save: Ninja would call it up to date from now on. Such a
+    // file is touched (now newer than its object) and the build runs again.
+    if (const auto changed = changed_files(before, snapshot(tree));
+        !changed.empty() && overlapped < kMaxOverlappedBuilds) {
+      ++overlapped;
+      std::string names;
+      for (const auto& f : changed) {
+        std::error_code ec;
+        if (fs::exists(f, ec)) fs::last_write_time(f, fs::file_time_type::clock::now(), ec);
+        names += (names.empty() ? "" : ", ") + fs::path(f).lexically_relative(o_.source_dir).string();
+      }
+      out_ << "  " << tr("{0} changed during the build: building again", {names}) << "\n" << std::flush;
+      --round;  // not a round of stubs
+      continue;
     }
     if (b.exit_code == 0) return "";
     // A task file that does not compile costs that task only: build its stub instead.

@@ -104,6 +104,7 @@ void load_entry(const json& e, const Manifest& m, State& s) {
     r.perf_message = e.value("perf_message", "");
     r.perf_needs_gpu = e.value("perf_status", "") == "needs_gpu";
     r.message = e.value("message", "");
+    r.failures = e.value("failures", std::vector<std::string>{});
     r.tests_passed = count(e, "tests_passed");
     r.tests_skipped = count(e, "tests_skipped");
     r.tests_total = count(e, "tests_total");

@@ -217,6 +217,11 @@ int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions&
               << "status:  " << colour(r.status, tty) << to_string(r.status) << reset << "\n"
               << "message: " << r.message << "\n"
               << "file:    " << current->source(tree, m.week(current->week).folder) << "\n\n";
+    if (options.verbose && !r.failures.empty()) {
+      std::cout << tr("failures ({0}):", {std::to_string(r.failures.size())}) << "\n";
+      for (const auto& f : r.failures) std::cout << "- " << f << "\n";
+      std::cout << "\n";
+    }
     if (!extra.empty()) std::cout << extra << "\n";
     std::cout << "Save the file to re-grade.  h: next hint  r: re-grade now  q: quit\n" << std::flush;
   };

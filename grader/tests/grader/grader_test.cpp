@@ -81,6 +81,23 @@ TEST(GraderClassify, SignalIsCrashedAndNamesTheTest) {
   EXPECT_NE(r.message.find("Segmentation fault"), std::string::npos) << r.message;
 }
 
+// A signal inside a kernel on the CUDA simulator: the simulator's line names the kernel, the block
+// and the thread, and the message carries it.
+TEST(GraderClassify, ASignalInsideAKernelNamesTheKernelBlockAndThread) {
+  ProcessResult run;
+  run.signal = SIGFPE;
+  run.output =
+      "[ RUN      ] week06_block_reduce.A\n\nkindling: signal SIGFPE (an integer divided by zero?) inside kernel "
+      "row_sums_shared_kernel, block (2, 0, 0), thread (37, 0, 0)\n";
+  const TaskResult r = classify(task("week06.block_reduce"), run, "", 10);
+  EXPECT_EQ(r.status, Status::Crashed);
+  EXPECT_NE(r.message.find("week06_block_reduce.A"), std::string::npos) << r.message;
+  EXPECT_NE(r.message.find("signal SIGFPE (an integer divided by zero?) inside kernel row_sums_shared_kernel, block "
+                           "(2, 0, 0), thread (37, 0, 0)"),
+            std::string::npos)
+      << r.message;
+}
+
 TEST(GraderClassify, SkippedTestsAreNeitherPassedNorFailed) {
   nlohmann::json ran = {{"name", "A"}, {"status", "RUN"}, {"result", "COMPLETED"}};
   nlohmann::json skipped = {{"name", "B"}, {"status", "RUN"}, {"result", "SKIPPED"}};
@@ -105,7 +122,7 @@ TEST(GraderClassify, NoTestsIsAFailureNotAPass) {
   EXPECT_EQ(r.points, 0);
 }
 
-// Issue 35: a results file of an unexpected shape fails that task, instead of a type error
+// Found by fuzzing: a results file of an unexpected shape fails that task, instead of a type error
 // that ended the whole grading run.
 TEST(GraderClassify, ResultsOfAnUnexpectedShapeFailThatTaskOnly) {
   for (const char* text : {R"({"testsuites": [1]})", R"({"testsuites": [{"testsuite": [7]}]})",
@@ -368,7 +385,7 @@ TEST(GraderPerf, MissingCounterOrGarbageIsAnErrorNotAScore) {
   EXPECT_EQ(error, "no benchmark matching 'BM_X' reported 'ratio' (it said: no GPU here: nothing to time)");
 }
 
-// Issue 35: valid JSON of an unexpected shape threw a type error that nothing caught, and the
+// Found by fuzzing: valid JSON of an unexpected shape threw a type error that nothing caught, and the
 // whole grading run exited. Now the benchmark's task loses its performance points, with why.
 TEST(GraderPerf, ResultsOfAnUnexpectedShapeAreAnErrorNotAnException) {
   for (const char* text : {R"({"benchmarks": [1]})", R"({"benchmarks": 7})", R"({"benchmarks": {"a": 1}})",
