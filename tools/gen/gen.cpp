@@ -35,6 +35,11 @@ const std::regex kBegin(R"(^(\s*)//\s*BEGIN SOLUTION\b\s*(\S*)\s*$)");
 const std::regex kEnd(R"(^\s*//\s*END SOLUTION\b.*$)");
 const std::regex kStub(R"(^\s*//\s*STUB:\s?(.*)$)");
 const std::regex kTaskId(R"(^week\d\d\.[a-z0-9_]+$)");
+// Engine code that would hand a task's answer to the worksheet (a kernel the student writes in a
+// task, used by the engine too): the worksheet gets the region's `// WORKSHEET:` lines instead.
+const std::regex kReferenceBegin(R"(^(\s*)//\s*BEGIN REFERENCE ONLY\b\s*(\S*).*$)");
+const std::regex kReferenceEnd(R"(^\s*//\s*END REFERENCE ONLY\b.*$)");
+const std::regex kWorksheet(R"(^\s*//\s*WORKSHEET:\s?(.*)$)");
 
 }  // namespace
 
@@ -45,10 +50,41 @@ Stubbed stub_regions(const std::string& text, const std::string& file, const std
   Region open;
   std::string indent;
   std::vector<std::string> stub;
+  bool in_reference = false;
+  int reference_line = 0;
+  std::string reference_task;
+  std::vector<std::string> worksheet;
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const int ln = static_cast<int>(i) + 1;
     const std::string& line = lines[i];
     std::smatch m;
+    if (std::regex_match(line, m, kReferenceBegin)) {
+      if (inside || in_reference) throw GenError(where(file, ln) + "BEGIN REFERENCE ONLY inside another region");
+      reference_task = m[2];
+      if (!std::regex_match(reference_task, kTaskId) || (known && !known->count(reference_task)))
+        throw GenError(where(file, ln) + "BEGIN REFERENCE ONLY must name the task whose answer it holds, not '" +
+                       reference_task + "'");
+      in_reference = true;
+      reference_line = ln;
+      indent = m[1];
+      worksheet.clear();
+      continue;
+    }
+    if (std::regex_match(line, kReferenceEnd)) {
+      if (!in_reference) throw GenError(where(file, ln) + "END REFERENCE ONLY without a matching BEGIN");
+      if (worksheet.empty())
+        throw GenError(where(file, reference_line) +
+                       "a REFERENCE ONLY region needs the worksheet's code (// WORKSHEET:)");
+      out.text += indent + "// (The reference engine does this as task " + reference_task + " asks; the\n" + indent +
+                  "// worksheet's engine has a plainer form here, so that it gives no task's answer.)\n";
+      for (const auto& w : worksheet) out.text += (w.empty() ? "" : indent + w) + "\n";
+      in_reference = false;
+      continue;
+    }
+    if (in_reference) {
+      if (std::regex_match(line, m, kWorksheet)) worksheet.push_back(m[1]);
+      continue;
+    }
     if (std::regex_match(line, m, kBegin)) {
       if (inside)
         throw GenError(where(file, ln) + "nested BEGIN SOLUTION: region " + open.task + " opened at line " +
@@ -83,6 +119,7 @@ Stubbed stub_regions(const std::string& text, const std::string& file, const std
   }
   if (inside)
     throw GenError(where(file, open.line) + "unclosed region " + open.task + ": BEGIN SOLUTION has no END SOLUTION");
+  if (in_reference) throw GenError(where(file, reference_line) + "unclosed REFERENCE ONLY region");
   return out;
 }
 

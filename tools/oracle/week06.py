@@ -68,6 +68,49 @@ softmax_rows.append({"name": "NaN, a row of -inf only, and some -inf", "rows": 3
                      "y": [str(v) for v in torch.softmax(special, dim=1).flatten().tolist()]})
 cases["softmax_rows"] = softmax_rows
 
+# The row softmax's own cases: a row's largest value far past the first warp's 32 columns (a
+# maximum over one warp misses it), and +inf in a row (PyTorch: NaN where x is +inf, as
+# exp(inf - inf) is NaN, and the row's sum with it).
+far = torch.zeros(2, 300)
+far[0, 200] = 120.0
+far[1, 299] = 95.0
+far[1, 3] = 1.0
+softmax_rows.append({"name": "the largest value past the first warp's columns", "rows": 2, "cols": 300,
+                     "x": far.flatten().tolist(), "y": torch.softmax(far, dim=1).flatten().tolist()})
+inf_rows = torch.tensor([[1.0, float("inf"), 2.0, 0.5], [float("inf"), float("inf"), 0.0, -1.0]])
+softmax_rows.append({"name": "+inf in a row", "rows": 2, "cols": 4,
+                     "x": [str(v) for v in inf_rows.flatten().tolist()],
+                     "y": [str(v) for v in torch.softmax(inf_rows, dim=1).flatten().tolist()]})
+
+# Tensor.to(device)'s layout: memory_format=torch.preserve_format keeps the strides of a
+# non-overlapping, dense tensor and makes any other one contiguous. Debian's PyTorch has no CUDA,
+# but every copying `to` goes through the same function (aten::_to_copy), whose layout rule does
+# not look at the device: `to(torch.float64)` and `to("cpu", copy=True)` stand in for the move.
+# Each source is a view of arange(base) given by sizes, strides and storage offset.
+to_layouts = []
+for name, base, sizes, strides, offset in [
+        ("a transpose", 12, [4, 3], [1, 4], 0),
+        ("a permute of 3 dims", 24, [4, 2, 3], [1, 12, 4], 0),
+        ("channels last (a permute of 4 dims)", 24, [1, 3, 2, 4], [24, 1, 12, 3], 0),
+        ("a contiguous view at an offset", 20, [2, 3], [3, 1], 5),
+        ("a transpose at an offset", 20, [3, 2], [1, 3], 2),
+        ("a step slice (gaps)", 24, [4, 3], [6, 2], 0),
+        ("a step slice of a transpose (gaps, column-major order)", 24, [3, 4], [2, 6], 0),
+        ("a column (gaps)", 12, [3, 1], [4, 1], 1),
+        ("an expand (stride 0)", 3, [3, 4], [1, 0], 0),
+        ("a transpose with a dim of size 1", 6, [1, 6, 1], [6, 1, 1], 0),
+        ("size-1 dims with any strides", 4, [4, 1, 1], [1, 7, 3], 0),
+        ("no elements", 0, [0, 3], [1, 0], 0),
+        ("a scalar", 5, [], [], 4),
+        ("a column of a transpose", 12, [4], [3], 1)]:
+    x = torch.arange(max(base, 1), dtype=torch.float32).as_strided(sizes, strides, offset)
+    as_double = x.to(torch.float64)
+    copied = x.to("cpu", copy=True)
+    to_layouts.append({"name": name, "base": base, "sizes": sizes, "strides": strides, "offset": offset,
+                       "to_dtype_strides": list(as_double.stride()), "to_copy_strides": list(copied.stride()),
+                       "to_dtype_offset": as_double.storage_offset()})
+cases["to_layouts"] = to_layouts
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=None)

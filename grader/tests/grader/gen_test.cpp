@@ -37,6 +37,24 @@ TEST(Generator, StubLinesReplaceTheDefault) {
   EXPECT_EQ(s.text.find("KINDLING_TODO"), std::string::npos);
 }
 
+// Engine code that would give a task's answer away: the worksheet gets the region's WORKSHEET lines.
+TEST(Generator, AReferenceOnlyRegionBecomesItsWorksheetForm) {
+  const auto s = stub_regions(
+      "int f() {\n  // BEGIN REFERENCE ONLY week01.view\n  // WORKSHEET: return 1;\n  return tree();\n"
+      "  // END REFERENCE ONLY\n}\n",
+      "f.cu", &kKnown);
+  EXPECT_EQ(s.text.find("tree()"), std::string::npos) << s.text;
+  EXPECT_NE(s.text.find("  return 1;\n"), std::string::npos) << s.text;
+  EXPECT_NE(s.text.find("task week01.view asks"), std::string::npos) << s.text;
+  EXPECT_TRUE(s.regions.empty()) << "a REFERENCE ONLY region is no task region";
+  EXPECT_EQ(error_of("// BEGIN REFERENCE ONLY week01.view\nx();\n// END REFERENCE ONLY\n"),
+            "f.hpp:1: a REFERENCE ONLY region needs the worksheet's code (// WORKSHEET:)");
+  EXPECT_EQ(error_of("// BEGIN REFERENCE ONLY week09.nope\n// WORKSHEET: y();\n// END REFERENCE ONLY\n"),
+            "f.hpp:1: BEGIN REFERENCE ONLY must name the task whose answer it holds, not 'week09.nope'");
+  EXPECT_EQ(error_of("// BEGIN REFERENCE ONLY week01.view\n// WORKSHEET: y();\n"),
+            "f.hpp:1: unclosed REFERENCE ONLY region");
+}
+
 TEST(Generator, UnclosedRegionNamesFileAndLine) {
   EXPECT_EQ(error_of("a\n// BEGIN SOLUTION week01.view\nb\n"),
             "f.hpp:2: unclosed region week01.view: BEGIN SOLUTION has no END SOLUTION");

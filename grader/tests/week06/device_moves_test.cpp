@@ -1,10 +1,15 @@
 // Task week06.device_moves: Tensor::to(device, non_blocking, copy).
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/kindling.hpp>
 #include <kindling/no_grad.hpp>
 #include <kindling/node.hpp>
 
+#include "oracle_json.hpp"
 #include "testing.hpp"
 
 namespace kindling::testing {
@@ -28,15 +33,42 @@ TEST(week06_device_moves, ToCudaMakesARowMajorCopyOnCuda0WithTheSameValues) {
   EXPECT_TRUE(equal(i.to(Device("cuda")).cpu(), i));
 }
 
-TEST(week06_device_moves, AStridedOrOffsetTensorArrivesRowMajorWithItsOwnValues) {
+TEST(week06_device_moves, AStridedOrOffsetTensorArrivesWithItsOwnValues) {
   const Tensor x = sample({4, 6});
   for (const Tensor& v : {x.t(), x.slice(1, 1, 6, 2), x.select(0, 2), x[1].slice(0, 3, 6), x.narrow(0, 1, 2).t(),
                           x.slice(0, 0, 1).expand({3, 6})}) {
     const Tensor y = v.to(Device("cuda"));
-    EXPECT_TRUE(y.is_contiguous());
     EXPECT_EQ(y.sizes().vec(), v.sizes().vec());
+    EXPECT_EQ(y.storage_offset(), 0) << "the copy has a storage of its own, from its start";
     EXPECT_TRUE(equal(y.cpu(), v)) << v;
   }
+}
+
+// PyTorch's memory_format=torch.preserve_format, empty_like's rule: a transpose or permute of a
+// contiguous tensor keeps its strides on the device; a tensor with gaps or overlaps arrives
+// dense, in its own memory order (a step slice of a transpose stays column-major). The expected
+// strides are PyTorch 1.13's own (tools/oracle/week06.py, through aten::_to_copy).
+TEST(week06_device_moves, TheCopyKeepsTheStridesOfADenseTensorAsPyTorchDoes) {
+  for (const auto& c : oracle_json("to_layouts")) {
+    const std::string name = c["name"].get<std::string>();
+    const auto sizes = c["sizes"].get<std::vector<std::int64_t>>();
+    const auto strides = c["strides"].get<std::vector<std::int64_t>>();
+    const auto want = c["to_dtype_strides"].get<std::vector<std::int64_t>>();
+    const std::int64_t base = std::max<std::int64_t>(c["base"].get<std::int64_t>(), 1);
+    const Tensor v = arange(base, kFloat32).as_strided(sizes, strides, c["offset"].get<std::int64_t>());
+    const Tensor y = v.to(Device("cuda"));
+    EXPECT_EQ(y.strides().vec(), want) << name << ": x.to(cuda) of sizes " << ::testing::PrintToString(sizes)
+                                       << " and strides " << ::testing::PrintToString(strides);
+    EXPECT_EQ(y.storage_offset(), 0) << name;
+    EXPECT_TRUE(equal(y.cpu(), v)) << name;
+    const Tensor back = y.to(kCPU);
+    EXPECT_EQ(back.strides().vec(), want) << name << ": back to the CPU, the layout stays";
+    EXPECT_TRUE(equal(back, v)) << name;
+    EXPECT_EQ(v.to(kCPU, false, /*copy=*/true).strides().vec(), c["to_copy_strides"].get<std::vector<std::int64_t>>())
+        << name << ": x.to(cpu, copy=true)";
+  }
+  const Tensor x = sample({3, 5});
+  EXPECT_EQ(x.t().to(Device("cuda")).strides().vec(), (std::vector<std::int64_t>{1, 5})) << "x.t().cuda()";
 }
 
 TEST(week06_device_moves, OnItsDeviceAlreadyATensorIsReturnedItselfUnlessACopyIsAsked) {
@@ -124,6 +156,10 @@ TEST(week06_device_moves, NonBlockingFromPinnedMemoryIsAsynchronousAndCorrectAft
   EXPECT_FALSE(cuda::sim_runtime().query_stream(nullptr)) << "a non_blocking copy from pinned memory was not queued";
   cuda::synchronize();
   EXPECT_TRUE(equal(d.cpu(), x));
+  // non_blocking=false from pinned memory: the move returns once the copy is done.
+  const Tensor e2 = x.to(Device("cuda"), /*non_blocking=*/false);
+  EXPECT_TRUE(cuda::sim_runtime().query_stream(nullptr)) << "non_blocking=false returned before the copy was done";
+  EXPECT_TRUE(equal(e2.cpu(), x));
   const Tensor p = sample({64});  // pageable: synchronous whatever non_blocking says
   const Tensor e = p.to(Device("cuda"), true);
   EXPECT_TRUE(cuda::sim_runtime().query_stream(nullptr));

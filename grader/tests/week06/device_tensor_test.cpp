@@ -207,6 +207,24 @@ TEST(EngineDevices, InPlaceOpsCastsCopiesAndFillsStayOnTheDevice) {
   expect_error_contains([&] { d.add_(ones({5})); }, "Expected all tensors to be on the same device");
 }
 
+// The kernels index at most 8 dims; a tensor of more reaches them with its dims merged where it
+// steps across them as across one (a contiguous tensor of any rank is one dim), so it works.
+TEST(EngineDevices, ATensorOfMoreDimsThanTheKernelsIndexWorksWhenItsDimsMerge) {
+  const std::vector<std::int64_t> sizes{2, 1, 3, 2, 1, 2, 2, 1, 3, 2};  // 10 dims, 288 elements
+  const Tensor x = arange(288, kFloat32).reshape(sizes);
+  const Tensor d = x.to(Device("cuda"));
+  EXPECT_EQ(d.sizes().vec(), sizes);
+  EXPECT_TRUE(equal(d.cpu(), x));
+  EXPECT_TRUE(equal((d * 2 + 1).cpu(), x * 2 + 1));
+  EXPECT_TRUE(equal(exp(d * 0.01).cpu(), exp(x * 0.01)));
+  EXPECT_TRUE(equal(zeros(sizes, TensorOptions(kFloat32).device(Device("cuda"))).cpu(), zeros(sizes)));
+  EXPECT_NEAR(d.sum().item<double>(), x.sum().item<double>(), 1e-3);
+  EXPECT_TRUE(allclose(d.sum(std::vector<std::int64_t>{8, 9}).cpu(), x.sum(std::vector<std::int64_t>{8, 9})));
+  EXPECT_TRUE(equal(where(gt(d, 100.0), d, zeros_like(d)).cpu(), where(gt(x, 100.0), x, zeros_like(x))));
+  // A transpose of the last two dims still merges into fewer than 9 runs.
+  EXPECT_TRUE(equal(d.transpose(8, 9).contiguous().cpu(), x.transpose(8, 9).contiguous()));
+}
+
 TEST(EngineDevices, ModuleToMovesParametersInPlaceAndBack) {
   nn::Linear lin(3, 2);
   const auto before = lin.named_parameters();

@@ -60,6 +60,25 @@ struct Segment {
 };
 }  // namespace
 
+// The rest of a split belongs where its block did: the same stream (another stream must not be
+// handed bytes this one may still use) and the same pool kind. A Block's fields default to the
+// default stream and the large pool, so a rest that copies neither looks right on stream 0 of
+// the large pool only.
+TEST(week06_free_list, TheRestOfASplitKeepsItsBlocksStreamAndPool) {
+  int dummy = 0;
+  const cu::Stream side = &dummy;
+  Segment small(2 * MiB, /*small=*/true, side);
+  ASSERT_NE(small.take(512 * KiB, side), nullptr);
+  cu::Block* rest = small.whole->next;
+  ASSERT_NE(rest, nullptr) << "1.5 MiB is worth keeping in a small pool";
+  EXPECT_EQ(rest->stream, side) << "the rest of a block of another stream was filed under the default stream";
+  EXPECT_TRUE(rest->small) << "the rest of a small-pool block must stay a small-pool block";
+  EXPECT_EQ(cu::take_best_fit(small.pool, nullptr, 256 * KiB), nullptr)
+      << "the default stream took the rest of a block of another stream";
+  EXPECT_EQ(cu::take_best_fit(small.pool, side, 256 * KiB), rest);
+  small.pool.blocks.insert(rest);
+}
+
 TEST(week06_free_list, BestFitTakesTheSmallestFreeBlockThatFitsOnTheSameStream) {
   cu::BlockPool pool;
   pool.small = true;

@@ -31,19 +31,20 @@ void expect_product(int m, int k, int n) {
   } catch (const NotImplemented&) {
     throw;
   } catch (const std::exception& e) {
-    FAIL() << m << " x " << k << " x " << n << ": the kernel failed on the simulator: " << e.what();
+    FAIL() << "m = " << m << ", k = " << k << ", n = " << n << ": the kernel failed on the simulator: " << e.what();
   }
   const auto got = dc.host(), want = sim_arrays::host_matmul(a, b, m, k, n);
   for (std::size_t i = 0; i < want.size(); ++i)
     ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i])))
-        << m << " x " << k << " x " << n << ": C[" << i / static_cast<std::size_t>(n) << "]["
-        << i % static_cast<std::size_t>(n) << "]";
+        << "A (m x k) times B (k x n) with m = " << m << ", k = " << k << ", n = " << n << ": C["
+        << i / static_cast<std::size_t>(n) << "][" << i % static_cast<std::size_t>(n) << "] is yours, the other "
+        << "value the host's product";
 }
 }  // namespace
 
-TEST(week06_register_gemm, MultipliesSquareMatricesOfWholeTiles) {
-  expect_product(64, 8, 64);
-  expect_product(128, 64, 64);
+TEST(week06_register_gemm, MultipliesMatricesOfWholeTiles) {
+  expect_product(64, 8, 64);    // m = 64, k = 8, n = 64
+  expect_product(128, 64, 64);  // m = 128, k = 64, n = 64: one block tile, several steps along k
 }
 
 TEST(week06_register_gemm, EdgesThatCutATileAreZeroFilledNotReadOutOfBounds) {

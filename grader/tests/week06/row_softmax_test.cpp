@@ -74,9 +74,42 @@ TEST(week06_row_softmax, NaNAndMinusInfinityFollowPyTorch) {
   expect_case(named("NaN, a row of -inf only, and some -inf"));
 }
 
+TEST(week06_row_softmax, TheMaximumIsTheWholeRowsNotTheFirstWarps) {
+  // Row 0's largest value (120) sits at column 200, row 1's (95) in its last column: a maximum
+  // taken over the first 32 columns only (one warp) shifts by 0 and 1, and exp(120) and exp(94)
+  // overflow a float (its largest is about exp(88.7)).
+  expect_case(named("the largest value past the first warp's columns"));
+}
+
+TEST(week06_row_softmax, PlusInfinityInARowGivesNaNThroughoutAsInPyTorch) {
+  // The shift is +inf: inf - inf is NaN, and so is the row's sum.
+  expect_case(named("+inf in a row"));
+}
+
 TEST(week06_row_softmax, NoRowsLaunchNothing) {
   cu::softmax_rows(cu::DevPtr<const float>(), cu::DevPtr<float>(), 0, 10);
   cu::synchronize();
+}
+
+// The engine's own softmax, on the device and on the CPU, follows the same cases.
+TEST(EngineDeviceSoftmax, MatchesPyTorchOnTheRowSoftmaxCases) {
+  for (const char* name : {"wider than a block", "the largest value past the first warp's columns",
+                           "NaN, a row of -inf only, and some -inf", "+inf in a row"}) {
+    const auto& c = named(name);
+    const std::int64_t rows = c["rows"].get<int>(), cols = c["cols"].get<int>();
+    const auto x = sim_arrays::floats_of(c["x"]), want = sim_arrays::floats_of(c["y"]);
+    const Tensor input = tensor(x).reshape({rows, cols});
+    for (const Tensor& got : {softmax(input.cuda(), 1).cpu(), softmax(input, 1)}) {
+      const Tensor g = got.contiguous();
+      for (std::size_t i = 0; i < want.size(); ++i) {
+        const float v = static_cast<const float*>(g.data_ptr())[i];
+        if (std::isnan(want[i]))
+          EXPECT_TRUE(std::isnan(v)) << name << ", element " << i << ": " << v << ", PyTorch gives nan";
+        else
+          EXPECT_NEAR(v, want[i], 1e-6 + 1e-5 * std::fabs(want[i])) << name << ", element " << i;
+      }
+    }
+  }
 }
 
 }  // namespace kindling::testing

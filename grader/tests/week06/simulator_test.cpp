@@ -64,14 +64,115 @@ void expect_kernel_error(F f, const std::vector<std::string>& parts) {
 }
 }  // namespace
 
-TEST_F(EngineSimulator, ABlockSumWithoutABarrierIsReportedAsARace) {
+// Without the barrier, thread 0 reads partial sums that the other threads have not written (the
+// simulator runs a thread until it waits). The shared array is fresh in every launch, so a
+// second launch with the same input reports it again instead of reading the first one's sums.
+TEST_F(EngineSimulator, ABlockSumWithoutABarrierIsReportedInEveryLaunch) {
   const auto x = to_device(ramp(256));
   const auto out = uninitialized<float>(1);
-  expect_kernel_error([&] { kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/false); },
-                      {"kernel fixtures::block_sum_kernel", "depends on the order in which threads run",
-                       "element 0 of allocation", "forward order", "reverse order", "__syncthreads missing"});
+  for (int launch = 0; launch < 2; ++launch)
+    expect_kernel_error([&] { kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/false); },
+                        {"kernel fixtures::block_sum_kernel, block (0, 0, 0), thread (0, 0, 0)",
+                         "a read of element 1 of the block's shared array partial (float[256])",
+                         "which no thread of this block has written yet", "__syncthreads missing"});
   kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/true);
   EXPECT_EQ(to_host(out, 1)[0], 256.0f * 257.0f / 2.0f);
+  kindling::cuda::fixtures::block_sum(x, out, 256, /*barrier=*/true);  // and again: each launch starts afresh
+  EXPECT_EQ(to_host(out, 1)[0], 256.0f * 257.0f / 2.0f);
+}
+
+// count[0] = count[0] + 1 from many threads gives the exact count in every order here (a
+// simulated thread runs until it waits), and far less on a GPU. The race check finds it anyway:
+// one thread's write and another's read with nothing between them.
+TEST_F(EngineSimulator, ALostUpdateIsReportedAsADataRace) {
+  std::vector<float> v = ramp(300);
+  const auto x = to_device(v);
+  const auto count = to_device(std::vector<int>{0});
+  expect_kernel_error(
+      [&] { kindling::cuda::fixtures::count_above(x, count, 300, 0.0f, /*atomic=*/false); },
+      {"kernel fixtures::count_above_kernel: a data race on element 0 of allocation",
+       "thread (0, 0, 0) of block (0, 0, 0) wrote it, then thread (1, 0, 0) of block (0, 0, 0) reads it",
+       "a read after a write", "since the kernel began", "use atomicAdd"});
+  const auto count2 = to_device(std::vector<int>{0});
+  kindling::cuda::fixtures::count_above(x, count2, 300, 100.0f, /*atomic=*/true);
+  EXPECT_EQ(to_host(count2, 1)[0], 200);
+}
+
+// A signal inside a kernel (here an integer division by zero) kills the process as it would any
+// program; first the simulator names the kernel, the block and the thread it came from.
+TEST_F(EngineSimulator, ASignalInsideAKernelNamesTheKernelBlockAndThread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<int> v(64, 5);
+  v[37] = 0;
+  const auto x = to_device(v);
+  const auto y = uninitialized<int>(64);
+  EXPECT_DEATH(kindling::cuda::fixtures::divide(x, y, 64, 100),
+               "kindling: signal SIGFPE \\(an integer divided by zero\\?\\) inside kernel fixtures::divide_kernel, "
+               "block \\(1, 0, 0\\), thread \\(5, 0, 0\\)");
+  v[37] = 4;
+  const auto x2 = to_device(v);
+  kindling::cuda::fixtures::divide(x2, y, 64, 100);
+  EXPECT_EQ(to_host(y, 64)[37], 25);
+}
+
+TEST_F(EngineSimulator, AStaticSharedArrayIsBoundsChecked) {
+  const auto x = to_device(ramp(100));
+  const auto y = uninitialized<float>(100);
+  expect_kernel_error([&] { kindling::cuda::fixtures::shifted_copy(x, y, 100, /*off_by_one=*/true); },
+                      {"kernel fixtures::shifted_copy_kernel, block (", "thread (63, 0, 0)",
+                       "index 64 is out of bounds for a dimension of size 64 of the block's shared array tile "
+                       "(float[64])",
+                       "bounds guard missing, or off by one"});
+  kindling::cuda::fixtures::shifted_copy(x, y, 100, /*off_by_one=*/false);
+  EXPECT_EQ(to_host(y, 100), ramp(100));
+}
+
+TEST_F(EngineSimulator, AReadOfASharedElementNoThreadWroteIsReported) {
+  const auto x = to_device(ramp(100));  // the second block of 64 has 36 elements
+  const auto y = uninitialized<float>(100);
+  expect_kernel_error([&] { kindling::cuda::fixtures::ring_sum(x, y, 100, /*fill_all=*/false); },
+                      {"kernel fixtures::ring_sum_kernel, block (1, 0, 0), thread (35, 0, 0)",
+                       "a read of element 36 of the block's shared array tile (float[64])",
+                       "which no thread of this block has written yet"});
+  kindling::cuda::fixtures::ring_sum(x, y, 100, /*fill_all=*/true);
+  const auto r = to_host(y, 100);
+  EXPECT_EQ(r[0], 3.0f);     // 1 + 2
+  EXPECT_EQ(r[63], 65.0f);   // 64 + 1: the block wraps
+  EXPECT_EQ(r[99], 100.0f);  // 100 + 0: past the end the tile holds zeros
+}
+
+// The missing barrier of a tiled loop's end: a thread overwrites an element that a slower thread
+// of its block may still be reading. Both accesses are named, in the order they happened.
+TEST_F(EngineSimulator, AWriteOverAnElementAnotherThreadStillReadsIsReported) {
+  const auto x = to_device(ramp(64));
+  const auto y = uninitialized<float>(64);
+  expect_kernel_error(
+      [&] { kindling::cuda::fixtures::rotate_twice(x, y, /*barrier=*/false); },
+      {"kernel fixtures::rotate_twice_kernel: a data race on element 1 of the block's shared array "
+       "tile (float[64])",
+       "thread (0, 0, 0) of block (0, 0, 0) read it, then thread (1, 0, 0) of block (0, 0, 0) writes it",
+       "both after the __syncthreads at fixtures.cu:", "a write after a read",
+       "a __syncthreads missing after the reads, before the next writes"});
+  kindling::cuda::fixtures::rotate_twice(x, y, /*barrier=*/true);
+  const auto r = to_host(y, 64);
+  EXPECT_EQ(r[0], 3.0f);
+  EXPECT_EQ(r[62], 1.0f);
+  EXPECT_EQ(r[63], 2.0f);
+}
+
+// Threads of different blocks are never ordered inside a launch, whatever barriers they pass:
+// here one thread of each block counts, so no two threads of one block ever meet.
+TEST_F(EngineSimulator, TwoBlocksUpdatingOneElementIsADataRace) {
+  std::vector<float> v(256, -1.0f);
+  v[5] = 1.0f;
+  v[130] = 1.0f;
+  const auto x = to_device(v);
+  const auto count = to_device(std::vector<int>{0});
+  expect_kernel_error(
+      [&] { kindling::cuda::fixtures::count_above(x, count, 256, 0.0f, /*atomic=*/false); },
+      {"kernel fixtures::count_above_kernel: a data race on element 0 of allocation",
+       "thread (5, 0, 0) of block (0, 0, 0) wrote it, then thread (2, 0, 0) of block (1, 0, 0) reads it",
+       "threads of different blocks are never ordered inside a launch"});
 }
 
 TEST_F(EngineSimulator, ASyncthreadsInsideAnIfIsReportedNotHung) {
@@ -203,6 +304,46 @@ TEST_F(EngineSimulator, TheNaiveMatmulIsRightAndReadsTwoMNKFloats) {
       ASSERT_NEAR(r1[static_cast<std::size_t>(i * n + j)], s, 1e-4f * (1.0f + std::fabs(s)));
     }
   EXPECT_EQ(naive_loads, 2u * m * n * k);
+}
+
+// The memory counters on cases computed by hand. A warp's i-th load of each lane is one group:
+// 32 consecutive floats are 128 bytes, 4 sectors of 32 bytes; 32 floats 32 floats apart are
+// still 128 bytes, but in 32 sectors. The stores y[t] are 4 sectors in every case.
+TEST_F(EngineSimulator, GlobalSectorsCountHowAWarpsAccessesCoalesce) {
+  const auto x = to_device(ramp(32 * 32));
+  const auto y = uninitialized<float>(32);
+  const auto counted = [&](int stride) {
+    kindling::cuda::fixtures::gather(x, y, stride);
+    return sim::last_counters();
+  };
+  auto c = counted(1);
+  EXPECT_EQ(c.global_sectors, 8u) << "loads 4 + stores 4";
+  EXPECT_EQ(c.global_sectors_min, 8u);
+  c = counted(2);  // 256 bytes apart in pairs: each sector holds 4 of the warp's floats
+  EXPECT_EQ(c.global_sectors, 8u + 4u);
+  EXPECT_EQ(c.global_sectors_min, 8u);
+  c = counted(32);
+  EXPECT_EQ(c.global_sectors, 32u + 4u);
+  EXPECT_EQ(c.global_sectors_min, 8u);
+  c = counted(0);  // every lane reads x[0]: one sector, 4 distinct bytes
+  EXPECT_EQ(c.global_sectors, 1u + 4u);
+  EXPECT_EQ(c.global_sectors_min, 1u + 4u);
+}
+
+// 32 banks of 4-byte words: word w is in bank w % 32. A warp storing and loading a column of a
+// 32 x 32 tile (pitch 32) puts all 32 lanes in bank 0: 31 conflicts per request; pitch 33 (one
+// float of padding per row) spreads them over the 32 banks.
+TEST_F(EngineSimulator, SharedBankConflictsCountTheWaysARequestIsSerialised) {
+  const auto x = to_device(ramp(32));
+  const auto y = uninitialized<float>(32);
+  for (const auto& [pitch, conflicts] :
+       std::vector<std::pair<int, std::uint64_t>>{{1, 0}, {32, 62}, {33, 0}, {2, 2}, {16, 30}}) {
+    kindling::cuda::fixtures::shared_column(x, y, pitch);
+    const auto c = sim::last_counters();
+    EXPECT_EQ(c.shared_requests, 2u) << "pitch " << pitch << ": one store and one load, each a request of the warp";
+    EXPECT_EQ(c.shared_bank_conflicts, conflicts) << "pitch " << pitch;
+    EXPECT_EQ(to_host(y, 32), ramp(32)) << "pitch " << pitch;
+  }
 }
 
 TEST_F(EngineSimulator, OutsideAKernelTheBuiltInsSaySo) {

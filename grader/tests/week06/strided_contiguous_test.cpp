@@ -21,7 +21,9 @@ void expect_compact(const Tensor& view_on_device, const Tensor& same_view_on_cpu
   EXPECT_EQ(c.storage_offset(), 0) << what;
   EXPECT_EQ(c.sizes().vec(), same_view_on_cpu.sizes().vec()) << what;
   EXPECT_FALSE(c.is_alias_of(view_on_device)) << what;
-  EXPECT_TRUE(equal(c.cpu(), same_view_on_cpu)) << what << "\n" << c.cpu() << "\n" << same_view_on_cpu;
+  EXPECT_TRUE(equal(c.cpu(), same_view_on_cpu)) << what << "\nyours (compact's result, copied back):\n"
+                                                << c.cpu() << "\nexpected (the same view on the CPU):\n"
+                                                << same_view_on_cpu;
 }
 }  // namespace
 

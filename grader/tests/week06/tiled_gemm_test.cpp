@@ -31,19 +31,20 @@ void expect_product(int m, int k, int n) {
   } catch (const NotImplemented&) {
     throw;
   } catch (const std::exception& e) {
-    FAIL() << m << " x " << k << " x " << n << ": the kernel failed on the simulator: " << e.what();
+    FAIL() << "m = " << m << ", k = " << k << ", n = " << n << ": the kernel failed on the simulator: " << e.what();
   }
   const auto got = dc.host(), want = sim_arrays::host_matmul(a, b, m, k, n);
   for (std::size_t i = 0; i < want.size(); ++i)
     ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i])))
-        << m << " x " << k << " x " << n << ": C[" << i / static_cast<std::size_t>(n) << "]["
-        << i % static_cast<std::size_t>(n) << "]";
+        << "A (m x k) times B (k x n) with m = " << m << ", k = " << k << ", n = " << n << ": C["
+        << i / static_cast<std::size_t>(n) << "][" << i % static_cast<std::size_t>(n) << "] is yours, the other "
+        << "value the host's product";
 }
 }  // namespace
 
-TEST(week06_tiled_gemm, MultipliesSquareMatricesOfWholeTiles) {
-  expect_product(16, 16, 16);
-  expect_product(32, 48, 64);
+TEST(week06_tiled_gemm, MultipliesMatricesOfWholeTiles) {
+  expect_product(16, 16, 16);  // one tile
+  expect_product(32, 48, 64);  // m = 32, k = 48, n = 64: several tiles along each, none square
 }
 
 TEST(week06_tiled_gemm, EdgesThatCutATileAreZeroFilledNotReadOutOfBounds) {
@@ -83,7 +84,11 @@ TEST(week06_tiled_gemm, ReadsGlobalMemoryAtLeastTileOverTwoTimesLessThanTheNaive
   const auto naive_c = c1.host(), fast_c = c2.host();
   for (std::size_t i = 0; i < naive_c.size(); ++i)
     ASSERT_NEAR(fast_c[i], naive_c[i], 1e-4f * (1.0f + std::fabs(naive_c[i])));
-  EXPECT_LE(tiled * (cu::kTile / 2), naive) << "global loads: tiled " << tiled << ", naive " << naive;
+  EXPECT_LE(tiled * (cu::kTile / 2), naive)
+      << "your kernel read " << tiled << " floats from global memory, the naive kernel " << naive << " (2 m n k); "
+      << "kTile x kTile tiles should read about kTile = " << cu::kTile << " times fewer, and at least " << cu::kTile / 2
+      << " times fewer passes: " << naive / (cu::kTile / 2) << " at most. Does each thread "
+      << "load one element of each tile, once per step along k?";
 }
 
 }  // namespace kindling::testing

@@ -282,6 +282,7 @@ void parallel_for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>
 /// Throws PyTorch's error when a tensor about to be written has two indices
 /// that name one memory location (a stride-0, expanded dimension).
 inline void check_no_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0) return;  // no element to write (PyTorch: contiguous, so no overlap)
   for (std::int64_t d = 0; d < t.dim(); ++d)
     KINDLING_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0),
                    "unsupported operation: more than one element of the written-to tensor refers to a "

@@ -371,7 +371,8 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType>
     using T = std::remove_cv_t<std::remove_pointer_t<decltype(out)>>;
     T m = -INFINITY;
     for (std::int64_t i = 0; i < n; ++i) m = row[i] > m || row[i] != row[i] ? row[i] : m;
-    if (!std::isfinite(m)) m = std::isnan(m) ? m : 0;
+    // (The shift is the maximum whatever it is, as in PyTorch: +inf in a row gives NaN throughout,
+    // as inf - inf is NaN; so does a row of -inf only.)
     double s = 0;
     for (std::int64_t i = 0; i < n; ++i) s += std::exp(static_cast<double>(row[i] - m));
     if (log) {

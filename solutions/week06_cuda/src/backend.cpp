@@ -2,6 +2,7 @@
 // Memory from the caching allocator, copies through the runtime (asynchronous from pinned
 // memory when asked), and the elementwise kernels of kernels/elementwise.cu.
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
@@ -14,6 +15,10 @@
 #include <kindling/factory.hpp>
 
 #include "kernels/elementwise.hpp"
+
+namespace kindling::detail {
+bool is_non_overlapping_and_dense(const Tensor& t);  // defined at the end of this file
+}  // namespace kindling::detail
 
 namespace kindling::cuda {
 
@@ -55,7 +60,59 @@ kernels::Window window_of(const Window2d& g) {
 // A tensor with more dims than a kernel indexes is read through a contiguous copy of fewer.
 void check_dims(const Tensor& t) {
   KINDLING_CHECK(t.dim() <= kernels::kMaxDims, "CUDA tensors of more than ", kernels::kMaxDims,
-                 " dimensions are not supported by Kindling's kernels");
+                 " dimensions are not supported by Kindling's kernels unless their dims can be merged ",
+                 "(a contiguous tensor of any rank can)");
+}
+
+// Runs of adjacent dims that every one of `ts` (device tensors of equal sizes) steps across as
+// across one dim (stride[d] == stride[d + 1] * size[d + 1]), and that `group` (when given, one
+// value per dim) puts together: a contiguous tensor of any rank is one run.
+std::vector<std::vector<std::size_t>> merged_runs(const std::vector<Tensor>& ts, const std::vector<int>& group = {}) {
+  const std::vector<std::int64_t> sizes = ts.front().sizes().vec();
+  std::vector<std::vector<std::size_t>> runs;
+  for (std::size_t d = 0; d < sizes.size(); ++d) {
+    bool merge = !runs.empty() && (group.empty() || group[runs.back().back()] == group[d]);
+    for (const Tensor& t : ts)
+      if (merge) merge = t.strides()[runs.back().back()] == t.strides()[d] * sizes[d];
+    if (merge)
+      runs.back().push_back(d);
+    else
+      runs.push_back({d});
+  }
+  return runs;
+}
+
+// `t` viewed with each run of dims as one dim.
+Tensor merged(const Tensor& t, const std::vector<std::vector<std::size_t>>& runs) {
+  std::vector<std::int64_t> sizes, strides;
+  for (const auto& run : runs) {
+    std::int64_t n = 1;
+    for (const std::size_t d : run) n *= t.sizes()[d];
+    sizes.push_back(n);
+    strides.push_back(t.strides()[run.back()]);
+  }
+  return t.as_strided(sizes, strides, t.storage_offset());
+}
+
+// The device operands of one elementwise kernel, with their dims merged (merged_runs) when one
+// of them has more dims than the kernels index (kMaxDims): a contiguous tensor of any rank
+// reaches a kernel as one dim (a host tensor copied to or from the device too). Unchanged
+// otherwise, or when their sizes differ; a CPU scalar among them stays as it is.
+std::vector<Tensor> fold_dims(std::vector<Tensor> ts) {
+  const auto is_scalar = [](const Tensor& t) { return t.device().is_cpu() && t.dim() == 0; };
+  std::vector<Tensor> operands;
+  bool too_many = false;
+  for (const Tensor& t : ts) {
+    if (is_scalar(t)) continue;
+    if (!operands.empty() && t.sizes().vec() != operands.front().sizes().vec()) return ts;
+    operands.push_back(t);
+    too_many |= t.dim() > kernels::kMaxDims;
+  }
+  if (!too_many) return ts;
+  const auto runs = merged_runs(operands);
+  for (Tensor& t : ts)
+    if (!is_scalar(t)) t = merged(t, runs);
+  return ts;
 }
 
 class CudaBackend final : public DeviceBackend {
@@ -76,12 +133,21 @@ class CudaBackend final : public DeviceBackend {
     return Device(DeviceType::CUDA, index);
   }
 
-  void copy(const Tensor& dst, const Tensor& src, bool non_blocking) override {
+  void copy(const Tensor& dst_in, const Tensor& src_in, bool non_blocking) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto folded = fold_dims({dst_in, src_in});
+    const Tensor &dst = folded[0], &src = folded[1];
     check_dims(dst);
     check_dims(src);
     const bool dst_dev = !dst.device().is_cpu(), src_dev = !src.device().is_cpu();
     if (dst_dev && src_dev) return device_copy(dst, src);
+    // The same dense layout on both sides (a transpose moved with its strides kept, as
+    // Tensor::to does): the bytes of the one span, in one copy.
+    if (dst.dtype() == src.dtype() && dst.strides().vec() == src.strides().vec() &&
+        ::kindling::detail::is_non_overlapping_and_dense(src)) {
+      if (dst_dev) return transfer(dst.data_ptr(), src, CopyKind::HostToDevice, non_blocking);
+      return transfer_to_host(dst.data_ptr(), src, dst, non_blocking);
+    }
     if (dst_dev) {  // host to device: one copy of a contiguous host tensor of dst's dtype
       const Tensor host = src.to(dst.dtype()).contiguous();
       if (dst.is_contiguous()) return transfer(dst.data_ptr(), host, CopyKind::HostToDevice, non_blocking);
@@ -101,29 +167,45 @@ class CudaBackend final : public DeviceBackend {
     dst.copy_(host);
   }
 
-  void fill(const Tensor& dst, const Scalar& value) override {
+  void fill(const Tensor& dst_in, const Scalar& value) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    const Tensor dst = fold_dims({dst_in})[0];
     check_dims(dst);
     kernels::fill(dst.dtype(), operand_of(dst), value.to<double>(),
                   value.is_floating_point() ? static_cast<std::int64_t>(value.to<double>()) : value.to<std::int64_t>(),
                   dst.numel(), nullptr);
   }
 
-  void unary(UnaryOp op, const Tensor& out, const Tensor& x) override {
+  void unary(UnaryOp op, const Tensor& out_in, const Tensor& x_in) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto folded = fold_dims({out_in, x_in});
+    const Tensor &out = folded[0], &x = folded[1];
     check_dims(x);
     kernels::unary(static_cast<int>(op), out.dtype(), operand_of(out), x.dtype(), operand_of(x), out.numel(), nullptr);
   }
 
-  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha) override {
+  void binary(BinaryOp op, const Tensor& out_in, const Tensor& a_in, const Tensor& b_in, const Scalar& alpha) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto folded = fold_dims({out_in, a_in, b_in});
+    const Tensor &out = folded[0], &a = folded[1], &b = folded[2];
     check_dims(out);
     kernels::binary(static_cast<int>(op), a.dtype(), operand_of(out), operand_of(a), operand_of(b), alpha.to<double>(),
                     alpha.is_floating_point() ? 0 : alpha.to<std::int64_t>(), out.numel(), nullptr);
   }
 
-  void reduce(ReduceOp op, const Tensor& out, const Tensor& x, const Scalar& init) override {
+  void reduce(ReduceOp op, const Tensor& out_in, const Tensor& x_in, const Scalar& init) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    // Dims merge only with dims of their kind (both reduced, or both kept); out (x's shape with 1
+    // where x is reduced) is viewed with the same runs.
+    Tensor x = x_in, out = out_in;
+    if (x_in.dim() > kernels::kMaxDims && out_in.dim() == x_in.dim()) {
+      std::vector<int> reduced_dims;
+      for (std::size_t d = 0; d < static_cast<std::size_t>(x_in.dim()); ++d)
+        reduced_dims.push_back(out_in.sizes()[d] == 1 && x_in.sizes()[d] != 1 ? 1 : 0);
+      const auto runs = merged_runs({x_in}, reduced_dims);
+      x = merged(x_in, runs);
+      out = merged(out_in, runs);
+    }
     check_dims(x);
     kernels::Strided kept, reduced;
     kept.ndim = reduced.ndim = static_cast<int>(x.dim());
@@ -164,8 +246,10 @@ class CudaBackend final : public DeviceBackend {
     kernels::softmax_rows(log, x.dtype(), operand_of(out), operand_of(x), x.sizes()[0], x.sizes()[1], nullptr);
   }
 
-  void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) override {
+  void where(const Tensor& out_in, const Tensor& cond_in, const Tensor& a_in, const Tensor& b_in) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
+    const auto folded = fold_dims({out_in, cond_in, a_in, b_in});
+    const Tensor &out = folded[0], &cond = folded[1], &a = folded[2], &b = folded[3];
     check_dims(out);
     kernels::where(out.dtype(), operand_of(out), operand_of(cond), operand_of(a), operand_of(b), out.numel(), nullptr);
   }
@@ -305,6 +389,26 @@ class CudaBackend final : public DeviceBackend {
 }  // namespace kindling::cuda
 
 namespace kindling {
+namespace detail {
+// PyTorch's TensorImpl::is_non_overlapping_and_dense: contiguous (every tensor with no elements
+// is), or, leaving out the dims of size 0 or 1 and ordering the others by stride, the smallest
+// stride is 1 and each next one is the previous times the previous size (a permutation of a
+// contiguous tensor's dims). Tensor::to keeps such a tensor's strides (week06.device_moves).
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  std::vector<std::size_t> dims;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(t.dim()); ++d)
+    if (t.sizes()[d] >= 2) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return t.strides()[a] < t.strides()[b]; });
+  std::int64_t expected = 1;
+  for (const std::size_t d : dims) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+}  // namespace detail
+
 DeviceBackend& device_backend(DeviceType type) {
   KINDLING_CHECK(type == DeviceType::CUDA, "the CPU has no device backend");
   static auto* backend = new cuda::CudaBackend;  // never destroyed: tensors may be freed after main

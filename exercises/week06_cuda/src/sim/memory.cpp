@@ -41,6 +41,8 @@ std::string plural(std::size_t n, const std::string& type) {
 
 std::string Allocation::describe() const {
   const std::string what = plural(bytes / element_size, type);
+  if (shared && !name.empty())
+    return "the block's shared array " + name.substr(0, name.find(',')) + " (" + name.substr(name.find(',') + 2) + ")";
   if (shared) return "the block's dynamic shared memory (" + what + ")";
   return "allocation #" + std::to_string(id) + " (" + what + (freed ? ", freed" : "") + ")";
 }
@@ -176,10 +178,15 @@ void access_error(const Allocation* a, std::int64_t offset, std::size_t bytes, b
     m << "out-of-bounds " << verb << " at element " << element << " (byte offset " << offset << ") of " << a->describe()
       << ", which has " << a->bytes / a->element_size << " elements (" << a->bytes
       << " bytes): is the bounds guard missing, or off by one?";
+  } else if (a->shared) {
+    m << "a read of element " << offset / static_cast<std::int64_t>(a->element_size) << " of " << a->describe()
+      << ", which no thread of this block has written yet (shared memory starts undefined in every block and "
+         "every launch: a __syncthreads missing between the writes and the read, or an element that no thread "
+         "writes?)";
   } else {
     m << "a read of element " << offset / static_cast<std::int64_t>(a->element_size) << " of " << a->describe()
-      << ", which was never written (a memset or copy of too few bytes, or a thread that reads before another "
-         "writes?)";
+      << ", which was never written (a memset or copy of too few bytes, a copy on another stream not waited for, "
+         "or a thread that reads before another writes?)";
   }
   throw KernelError(m.str());
 }

@@ -39,6 +39,8 @@ void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <boost/context/fiber.hpp>
 #include <deque>
@@ -48,6 +50,7 @@ void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace kindling::cuda::sim {
 
@@ -197,6 +200,19 @@ struct SimThread {
   unsigned mask = 0;
   int op = 0, arg = 0, width = 32;
   std::uint64_t value = 0, warp_result = 0;
+  // for the race check: where its barrier interval began (the last __syncthreads it passed)
+  const char* since_file = nullptr;
+  unsigned since_line = 0;
+  std::uint64_t shared_loads = 0;  // its own shared-memory reads (Counters::max_thread_shared_loads)
+  int atomic_depth = 0;            // inside an atomic (AtomicScope)
+  // its global and shared loads and stores so far: the i-th of each lane of a warp form a group
+  std::uint32_t accesses[4] = {0, 0, 0, 0};
+};
+
+// The accesses of one warp-wide group (the i-th load or store of each lane): for global memory
+// the bytes each lane touched, for shared memory the 4-byte words.
+struct AccessGroup {
+  std::vector<std::pair<std::uintptr_t, std::uint32_t>> spans;  // (address, bytes)
 };
 
 struct Launch {
@@ -211,15 +227,51 @@ struct Launch {
 // ordinary exception, and the fiber ends normally (never Boost's forced unwinding).
 struct BlockAborted {};
 
+// A static shared array of the running block (KINDLING_SHARED), found by its declaration's tag.
+struct StaticShared {
+  const void* tag = nullptr;
+  std::vector<std::byte> bytes;
+  Allocation allocation;
+};
+
 struct Block {
   bool aborting = false;
   Launch* launch = nullptr;
-  std::deque<SimThread> threads;  // never moved: fibers hold their addresses
+  unsigned linear = 0;                         // the block's index in the grid, x fastest
+  std::deque<SimThread> threads;               // never moved: fibers hold their addresses
+  std::uint32_t epoch = 0;                     // __syncthreads completed so far
+  std::vector<std::uint32_t> warp_generation;  // per warp: warp operations of the whole warp completed
+  std::deque<StaticShared> statics;            // never moved: Allocations are pointed to
+  std::size_t static_bytes = 0;
+  std::unordered_map<std::uint64_t, AccessGroup> groups;  // by (warp, kind, i): the memory counters
+};
+
+// ---- the race check: every access against the others of its barrier interval -------------------
+// One record per element (allocation and byte offset) touched in the launch: its last write and
+// its last reads by two different threads, each with the thread, its block and where its
+// barrier interval stood. Two accesses conflict when neither is ordered before the other:
+// different blocks (nothing orders them inside a launch), or the same block with no
+// __syncthreads between them and, for two lanes of one warp, no warp operation of the whole
+// warp either.
+struct Access {
+  bool valid = false;
+  unsigned block = 0, thread = 0;
+  std::uint32_t epoch = 0, warp_generation = 0;
+  Coordinates::U3 block_idx{}, thread_idx{};
+  const char* since_file = nullptr;
+  unsigned since_line = 0;
+};
+struct Cell {
+  Access write, read, other_read;  // other_read: the last read by a thread other than read's
+};
+struct RaceCheck {
+  std::unordered_map<const Allocation*, std::unordered_map<std::int64_t, Cell>> global, shared;
 };
 
 thread_local SimThread* tl_thread = nullptr;
 thread_local Block* tl_block = nullptr;
 thread_local Counters tl_counters;
+thread_local RaceCheck* tl_races = nullptr;  // while a launch's accesses are checked
 
 std::mutex& launch_mutex() {
   static std::mutex m;  // one launch at a time: static __shared__ arrays belong to the block running
@@ -334,6 +386,12 @@ bool try_complete_warp(Block& b, const SimThread& caller) {
   }
   for (SimThread* t : lanes)
     if (t && t != &caller) t->wait = Wait::Running;  // runnable again
+  // An operation of every lane that has not exited orders the warp's accesses before it before
+  // those after it (for the race check).
+  bool whole_warp = true;
+  for (unsigned l = 0; l < 32 && warp_base + l < b.threads.size(); ++l)
+    if (!lanes[l] && b.threads[warp_base + l].wait != Wait::Exited) whole_warp = false;
+  if (whole_warp) ++b.warp_generation[warp_base / 32];
   return true;
 }
 
@@ -393,10 +451,47 @@ void check_barrier_and_release(Block& b) {
   }
   const int result = first->mode == 1 ? count : first->mode == 2 ? all : first->mode == 3 ? any : 0;
   ++tl_counters.barriers;
+  ++b.epoch;
   for (SimThread& t : b.threads) {
     t.result = result;
     t.wait = Wait::Running;
+    t.since_file = first->site.file_name();
+    t.since_line = first->site.line();
   }
+}
+
+// Folds the block's access groups into the launch's sector and bank counters.
+void count_groups(Block& b) {
+  for (auto& [key, g] : b.groups) {
+    auto& spans = g.spans;
+    std::sort(spans.begin(), spans.end());
+    spans.erase(std::unique(spans.begin(), spans.end()), spans.end());
+    if ((key & 2u) == 0) {  // global: sectors touched, and the fewest the distinct bytes need
+      std::vector<std::uintptr_t> sectors;
+      std::uint64_t bytes = 0;
+      std::uintptr_t covered_to = 0;
+      for (const auto& [address, size] : spans) {
+        for (std::uintptr_t s = address / 32; s <= (address + size - 1) / 32; ++s) sectors.push_back(s);
+        const std::uintptr_t from = std::max(address, covered_to), to = address + size;
+        if (to > from) bytes += to - from;
+        covered_to = std::max(covered_to, to);
+      }
+      std::sort(sectors.begin(), sectors.end());
+      tl_counters.global_sectors +=
+          static_cast<std::uint64_t>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
+      tl_counters.global_sectors_min += (bytes + 31) / 32;
+    } else {  // shared: the most distinct words in one bank
+      unsigned per_bank[32] = {};
+      unsigned ways = 0;
+      for (const auto& [word, size] : spans) {
+        (void)size;
+        ways = std::max(ways, ++per_bank[word % 32]);
+      }
+      ++tl_counters.shared_requests;
+      tl_counters.shared_bank_conflicts += ways > 0 ? ways - 1 : 0;
+    }
+  }
+  b.groups.clear();
 }
 
 void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<unsigned>& order) {
@@ -404,6 +499,9 @@ void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<un
   b.launch = &l;
   const LaunchConfig& cfg = l.config;
   const auto n = static_cast<unsigned>(cfg.block.count());
+  b.linear = block_idx.x + cfg.grid.x * (block_idx.y + cfg.grid.y * block_idx.z);
+  b.warp_generation.assign((n + 31) / 32, 0);
+  if (tl_races) tl_races->shared.clear();  // this block's shared memory is its own
   for (unsigned i = 0; i < n; ++i) b.threads.emplace_back();
   for (unsigned i = 0; i < n; ++i) {
     SimThread& t = b.threads[i];
@@ -460,7 +558,12 @@ void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<un
         if (!stuck) stuck = &t;
       }
     }
-    if (exited == n) return;
+    if (exited == n) {
+      for (const SimThread& t : b.threads)
+        tl_counters.max_thread_shared_loads = std::max(tl_counters.max_thread_shared_loads, t.shared_loads);
+      count_groups(b);
+      return;
+    }
     if (at_warp > 0) {
       // Some lane that the warp operation waits for will never come: name it.
       const unsigned base = stuck->linear - lane_of(*stuck);
@@ -544,6 +647,93 @@ std::string element_value(const Allocation& a, const std::byte* data, std::size_
   return s.str();
 }
 
+// ---- a signal inside a kernel names where it happened -------------------------------------------
+// A kernel that divides an integer by zero, dereferences a host pointer or overflows its fiber's
+// stack gets a signal, and the process dies with it. While a launch runs, a handler first writes
+// one line naming the kernel, the block and the thread (async-signal-safe: write(2) of digits
+// formatted by hand), then lets the signal take its course. It runs on a stack of its own, so that
+// a fiber's overflowed stack can still report.
+constexpr int kFaultSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+
+void write_text(const char* s) {
+  std::size_t n = 0;
+  while (s[n]) ++n;
+  ssize_t ignored = ::write(2, s, n);
+  (void)ignored;
+}
+void write_number(unsigned v) {
+  char digits[16];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  } while (v && n < 16);
+  char out[16];
+  for (int i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  out[n] = 0;
+  write_text(out);
+}
+void write_xyz(const Coordinates::U3& u) {
+  write_text("(");
+  write_number(u.x);
+  write_text(", ");
+  write_number(u.y);
+  write_text(", ");
+  write_number(u.z);
+  write_text(")");
+}
+
+void on_fault(int sig) {
+  const SimThread* t = tl_thread;
+  const Block* b = tl_block;
+  if (!t || !b) {  // not inside a kernel's thread: nothing to add
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
+    return;
+  }
+  write_text("\nkindling: signal ");
+  write_text(sig == SIGSEGV  ? "SIGSEGV (an invalid memory access: a host pointer, or a fiber's stack overflowed?)"
+             : sig == SIGFPE ? "SIGFPE (an integer divided by zero?)"
+             : sig == SIGBUS ? "SIGBUS (a misaligned or invalid memory access)"
+                             : "SIGILL (an illegal instruction)");
+  write_text(" inside kernel ");
+  write_text(b->launch->kernel);
+  write_text(", block ");
+  write_xyz(t->c.block);
+  write_text(", thread ");
+  write_xyz(t->c.thread);
+  write_text("\n");
+  std::signal(sig, SIG_DFL);  // then the default action: the process dies of this signal
+  std::raise(sig);
+}
+
+// Installs on_fault for the launches of this process (once), with an alternate stack per thread.
+struct FaultReport {
+  FaultReport() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+      struct sigaction sa {};
+      sa.sa_handler = on_fault;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_ONSTACK | SA_RESETHAND;
+      for (const int sig : kFaultSignals) {
+        struct sigaction previous {};
+        ::sigaction(sig, nullptr, &previous);
+        if (previous.sa_handler == SIG_DFL) ::sigaction(sig, &sa, nullptr);  // a sanitizer's own stays
+      }
+    });
+    thread_local std::vector<char> alt(static_cast<std::size_t>(64 * 1024));
+    thread_local bool installed = false;
+    if (!installed) {
+      stack_t ss{};
+      ss.ss_sp = alt.data();
+      ss.ss_size = alt.size();
+      ::sigaltstack(&ss, nullptr);
+      installed = true;
+    }
+  }
+};
+
 }  // namespace
 
 // ---- the interface -----------------------------------------------------------------------------
@@ -566,6 +756,155 @@ Counters last_counters() {
 Allocation* dynamic_shared() {
   if (!tl_block) throw KernelError("dynamic shared memory exists only inside a kernel");
   return &tl_block->launch->shared;
+}
+
+Allocation* static_shared(const void* tag, std::size_t bytes, std::size_t element_size, const char* element_type,
+                          const char* name, const std::string& type) {
+  Block* b = tl_block;
+  if (!b || !tl_thread) throw KernelError(std::string("the shared array ") + name + " exists only inside a kernel");
+  for (StaticShared& s : b->statics)
+    if (s.tag == tag) return &s.allocation;
+  // CUDA's limit: 48 KiB of static shared memory per block.
+  constexpr std::size_t kStaticLimit = 48 * 1024;
+  if (b->static_bytes + bytes > kStaticLimit)
+    throw KernelError(where_now() + ": the shared array " + name + " (" + type + ", " + std::to_string(bytes) +
+                      " bytes) takes the block's static shared memory to " + std::to_string(b->static_bytes + bytes) +
+                      " bytes, beyond CUDA's 48 KiB (49152 bytes) per block");
+  b->static_bytes += bytes;
+  StaticShared& s = b->statics.emplace_back();
+  s.tag = tag;
+  s.bytes.assign(bytes, std::byte{0xff});  // unwritten: a read before a write is reported
+  s.allocation.data = s.bytes.data();
+  s.allocation.bytes = bytes;
+  s.allocation.element_size = element_size;
+  s.allocation.type = element_type;
+  s.allocation.shared = true;
+  s.allocation.name = std::string(name) + ", " + type;
+  s.allocation.shadow.assign(bytes, 0);
+  return &s.allocation;
+}
+
+void shared_index_error(const Allocation* a, std::int64_t index, std::int64_t extent) {
+  throw KernelError(where_now() + ": index " + std::to_string(index) + " is out of bounds for a dimension of size " +
+                    std::to_string(extent) + " of " + a->describe() +
+                    ": is the bounds guard missing, or off by one? (On a GPU it reads or writes another element, "
+                    "or another array, silently.)");
+}
+
+AtomicScope::AtomicScope() {
+  if (tl_thread) ++tl_thread->atomic_depth;
+}
+AtomicScope::~AtomicScope() {
+  if (tl_thread) --tl_thread->atomic_depth;
+}
+
+namespace {
+
+Access access_now(const Block& b, const SimThread& t) {
+  Access a;
+  a.valid = true;
+  a.block = b.linear;
+  a.thread = t.linear;
+  a.epoch = b.epoch;
+  a.warp_generation = b.warp_generation[t.linear / 32];
+  a.block_idx = t.c.block;
+  a.thread_idx = t.c.thread;
+  a.since_file = t.since_file;
+  a.since_line = t.since_line;
+  return a;
+}
+
+// Whether `earlier` is ordered before the running thread's access `now` (no race between them).
+bool ordered(const Access& earlier, const Access& now, const Block& b) {
+  if (earlier.block != now.block) return false;  // blocks are never ordered inside a launch
+  if (earlier.thread == now.thread) return true;
+  if (earlier.epoch != b.epoch) return true;  // a __syncthreads between them
+  return earlier.thread / 32 == now.thread / 32 && earlier.warp_generation != b.warp_generation[now.thread / 32];
+}
+
+std::string who(const Access& a) { return "thread " + xyz(a.thread_idx) + " of block " + xyz(a.block_idx); }
+std::string interval(const Access& a) {
+  if (!a.since_file) return "since the kernel began";
+  std::string file = a.since_file;
+  if (const auto slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+  return "after the __syncthreads at " + file + ":" + std::to_string(a.since_line);
+}
+
+enum class Hazard { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
+
+[[noreturn]] void report_race(const Allocation& a, std::int64_t offset, Hazard h, const Access& first,
+                              const Access& second) {
+  const char* first_verb = h == Hazard::WriteAfterRead ? "read" : "wrote";
+  const char* second_verb = h == Hazard::ReadAfterWrite ? "reads" : "writes";
+  const char* kind = h == Hazard::ReadAfterWrite   ? "a read after a write"
+                     : h == Hazard::WriteAfterRead ? "a write after a read"
+                                                   : "two writes of different values";
+  std::string where = interval(first) == interval(second)
+                          ? "both " + interval(first)
+                          : "the first " + interval(first) + ", the second " + interval(second);
+  std::string fix;
+  if (first.block != second.block)
+    fix =
+        "threads of different blocks are never ordered inside a launch: give each element one block, use an "
+        "atomic, or split the work into two launches";
+  else if (h == Hazard::ReadAfterWrite)
+    fix =
+        "a __syncthreads missing between the write and the read? If every thread adds into the element "
+        "(x = x + v), updates are lost on a GPU: use atomicAdd, or a reduction";
+  else if (h == Hazard::WriteAfterRead)
+    fix =
+        "a __syncthreads missing after the reads, before the next writes? A slower thread may still read "
+        "the old value when it is overwritten";
+  else
+    fix = "which value remains depends on the order: give each element one writer, or use an atomic";
+  throw KernelError(std::string("kernel ") + tl_block->launch->kernel + ": a data race on element " +
+                    std::to_string(offset / static_cast<std::int64_t>(a.element_size)) + " of " + a.describe() + ": " +
+                    who(first) + " " + first_verb + " it, then " + who(second) + " " + second_verb +
+                    " it, with nothing between them that orders the two (" + where + "): " + kind +
+                    ". On a GPU the threads run in any order (" + fix + ")");
+}
+
+}  // namespace
+
+void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool write, const void* value) {
+  SimThread* t = tl_thread;
+  if (a->shared) {
+    ++(write ? tl_counters.shared_stores : tl_counters.shared_loads);
+    if (t && !write) ++t->shared_loads;
+  } else {
+    ++(write ? tl_counters.global_stores : tl_counters.global_loads);
+  }
+  if (t) {
+    // The i-th load (or store) of each lane of the warp: one group, as the hardware coalesces.
+    const unsigned kind = (a->shared ? 2u : 0u) | (write ? 1u : 0u);
+    const std::uint64_t key = (std::uint64_t{t->accesses[kind]++} << 32) | (std::uint64_t{t->linear / 32} << 2) | kind;
+    auto& spans = tl_block->groups[key].spans;
+    if (a->shared) {  // the 4-byte words, from the start of the array (arrays start at bank 0)
+      for (std::int64_t w = offset / 4; w <= (offset + static_cast<std::int64_t>(bytes) - 1) / 4; ++w)
+        spans.emplace_back(static_cast<std::uintptr_t>(w), 4u);
+    } else {
+      spans.emplace_back(reinterpret_cast<std::uintptr_t>(a->data) + static_cast<std::uintptr_t>(offset),
+                         static_cast<std::uint32_t>(bytes));
+    }
+  }
+  if (!tl_races || !t || t->atomic_depth > 0) return;
+  const Block& b = *tl_block;
+  Cell& cell = (a->shared ? tl_races->shared : tl_races->global)[a][offset];
+  const Access now = access_now(b, *t);
+  if (!write) {
+    if (cell.write.valid && !ordered(cell.write, now, b))
+      report_race(*a, offset, Hazard::ReadAfterWrite, cell.write, now);
+    if (cell.read.valid && cell.read.thread != now.thread) cell.other_read = cell.read;
+    cell.read = now;
+    return;
+  }
+  for (const Access* r : {&cell.read, &cell.other_read})
+    if (r->valid && !ordered(*r, now, b)) report_race(*a, offset, Hazard::WriteAfterRead, *r, now);
+  if (cell.write.valid && !ordered(cell.write, now, b) &&
+      std::memcmp(a->data + offset, value, bytes) != 0)  // the same value again changes nothing
+    report_race(*a, offset, Hazard::WriteAfterWrite, cell.write, now);
+  cell.write = now;
+  cell.read.valid = cell.other_read.valid = false;
 }
 
 int barrier(int predicate, int mode, const std::source_location& where) {
@@ -601,8 +940,9 @@ std::uint64_t warp_op(unsigned mask, int op, std::uint64_t value, int arg, int w
     if (b->threads[base + l].wait == Wait::Exited)
       throw KernelError(where_now() + ": the warp operation at " + site(where) + " has mask " + hex(mask) +
                         ", which names lane " + std::to_string(l) + " (" + thread_name(b->threads[base + l]) +
-                        "), which has exited (on a GPU this hangs or is undefined: is the shuffle inside an `if` "
-                        "that not every lane enters?)");
+                        "), which has exited: a lane reading its value gets an undefined one on a GPU (CUDA asks "
+                        "only the mask's lanes that have not exited to take part; the simulator refuses the mask: is "
+                        "the shuffle inside an `if` that not every lane enters?)");
   }
   t->mask = mask;
   t->op = op;
@@ -660,6 +1000,7 @@ void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*
   if (const std::string why = check_launch_config(config); !why.empty())
     throw Error(std::string("kernel ") + kernel + ": invalid launch configuration: " + why);
   if (tl_thread) throw KernelError(where_now() + ": a kernel cannot launch another kernel here");
+  const FaultReport fault_report;
   std::lock_guard lock(launch_mutex());
   Launch l;
   l.kernel = kernel;
@@ -676,6 +1017,7 @@ void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*
     ~Restore() {
       tl_thread = nullptr;
       tl_block = nullptr;
+      tl_races = nullptr;
     }
   } restore_tl;
   const int orders = orders_at_launch > 0 ? orders_at_launch : g_orders;
@@ -686,7 +1028,13 @@ void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*
     return;
   }
   const std::vector<Snapshot> before = take_snapshot(touched);
-  run_all_blocks(l, 0);
+  {
+    // The first order also checks every access against the others of its barrier interval.
+    RaceCheck races;
+    tl_races = &races;
+    run_all_blocks(l, 0);
+    tl_races = nullptr;
+  }
   g_last = tl_counters;
   const std::vector<Snapshot> first = take_snapshot(touched);
   for (int k = 1; k < orders; ++k) {

@@ -20,6 +20,9 @@ __global__ void axpy_kernel(float a, DevPtr<const float> x, DevPtr<float> y, std
   // END TASK
 }
 
+/// The launch (kernels.hpp has the whole contract): min(ceil(n / kAxpyThreads), kAxpyMaxBlocks)
+/// blocks of kAxpyThreads threads on `stream`; n = 0 launches nothing. n may exceed 2^31: the
+/// indices are 64-bit.
 void axpy(float a, DevPtr<const float> x, DevPtr<float> y, std::int64_t n, Stream stream) {
   // BEGIN TASK week06.elementwise_kernel (replace the stub below with your code)
   KINDLING_TODO("week06.elementwise_kernel");

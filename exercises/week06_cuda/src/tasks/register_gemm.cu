@@ -22,6 +22,9 @@ __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<con
   // END TASK
 }
 
+/// The launch (kernels.hpp has the whole contract): blocks of kRegisterThreads threads (one
+/// dimension), a grid of ceil(n / kBlockN) x ceil(m / kBlockM), on `stream`; m or n = 0 launches
+/// nothing, k = 0 gives zeros.
 void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
                              Stream stream) {
   // BEGIN TASK week06.register_gemm (replace the stub below with your code)

@@ -18,6 +18,10 @@ __global__ void softmax_rows_kernel(DevPtr<const float> x, DevPtr<float> y, int 
   // END TASK
 }
 
+/// The launch (kernels.hpp has the whole contract): one block per row, of kRowThreads threads, with
+/// kRowThreads floats of dynamic shared memory, on `stream`; rows = 0 launches nothing. The shift
+/// is the maximum of the whole row (every column, not a warp's); NaN or +inf anywhere in a row,
+/// or a row of -inf only, gives NaN throughout that row, as in PyTorch.
 void softmax_rows(DevPtr<const float> x, DevPtr<float> y, int rows, int cols, Stream stream) {
   // BEGIN TASK week06.row_softmax (replace the stub below with your code)
   KINDLING_TODO("week06.row_softmax");

@@ -19,8 +19,8 @@ __global__ void matmul_register_blocked_kernel(DevPtr<const float> a, DevPtr<con
                                                int k, int n) {
   // BEGIN SOLUTION week06.register_gemm
   // STUB: (void)a, (void)b, (void)c, (void)m, (void)k, (void)n;  // your kernel's body
-  __shared__ float a_tile[kBlockM][kBlockK];
-  __shared__ float b_tile[kBlockK][kBlockN];
+  KINDLING_SHARED(float[kBlockM][kBlockK], a_tile);
+  KINDLING_SHARED(float[kBlockK][kBlockN], b_tile);
   const int t = static_cast<int>(threadIdx.x);
   const int row0 = static_cast<int>(blockIdx.y) * kBlockM, col0 = static_cast<int>(blockIdx.x) * kBlockN;
   const int ty = t / (kBlockN / kThreadN), tx = t % (kBlockN / kThreadN);  // this thread's block of outputs

@@ -13,7 +13,8 @@ namespace kindling::cuda {
 
 /// The kernel: block (blockIdx.x, blockIdx.y) computes the kTile x kTile tile of C at rows
 /// blockIdx.y * kTile.., columns blockIdx.x * kTile.., through two kTile x kTile arrays of shared
-/// memory (`__shared__ float tile[kTile][kTile];`).
+/// memory (`KINDLING_SHARED(float[kTile][kTile], tile);`, which is `__shared__ float
+/// tile[kTile][kTile];` under nvcc and a checked array on the simulator).
 __global__ void matmul_tiled_kernel(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k,
                                     int n) {
   // BEGIN SOLUTION week06.tiled_gemm

@@ -13,13 +13,14 @@ namespace kindling::cuda {
 
 /// The kernel: block (blockIdx.x, blockIdx.y) computes the kTile x kTile tile of C at rows
 /// blockIdx.y * kTile.., columns blockIdx.x * kTile.., through two kTile x kTile arrays of shared
-/// memory (`__shared__ float tile[kTile][kTile];`).
+/// memory (`KINDLING_SHARED(float[kTile][kTile], tile);`, which is `__shared__ float
+/// tile[kTile][kTile];` under nvcc and a checked array on the simulator).
 __global__ void matmul_tiled_kernel(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k,
                                     int n) {
   // BEGIN SOLUTION week06.tiled_gemm
   // STUB: (void)a, (void)b, (void)c, (void)m, (void)k, (void)n;  // your kernel's body
-  __shared__ float a_tile[kTile][kTile];
-  __shared__ float b_tile[kTile][kTile];
+  KINDLING_SHARED(float[kTile][kTile], a_tile);
+  KINDLING_SHARED(float[kTile][kTile], b_tile);
   const int ty = static_cast<int>(threadIdx.y), tx = static_cast<int>(threadIdx.x);
   const int row = static_cast<int>(blockIdx.y) * kTile + ty;
   const int col = static_cast<int>(blockIdx.x) * kTile + tx;

@@ -7,7 +7,7 @@
 namespace kindling::cuda::fixtures {
 
 __global__ void block_sum_kernel(DevPtr<const float> x, DevPtr<float> out, int n, bool barrier) {
-  __shared__ float partial[256];
+  KINDLING_SHARED(float[256], partial);
   const unsigned t = threadIdx.x;
   partial[t] = static_cast<int>(t) < n ? x[t] : 0.0f;
   if (barrier) __syncthreads();
@@ -22,7 +22,7 @@ void block_sum(DevPtr<const float> x, DevPtr<float> out, int n, bool barrier) {
 }
 
 __global__ void pair_sum_kernel(DevPtr<float> x, int n, bool inside_if) {
-  __shared__ float tile[64];
+  KINDLING_SHARED(float[64], tile);
   const unsigned t = threadIdx.x;
   const int i = static_cast<int>(blockIdx.x * blockDim.x + t);
   if (inside_if) {
@@ -137,5 +137,92 @@ __global__ void owners_kernel(DevPtr<int> out, int n) {
 }
 void owners(DevPtr<int> out, int n, unsigned blocks, unsigned threads) {
   launch<owners_kernel>(LaunchConfig{blocks, threads}, out, n);
+}
+}  // namespace kindling::cuda::fixtures
+
+namespace kindling::cuda::fixtures {
+__global__ void count_above_kernel(DevPtr<const float> x, DevPtr<int> count, int n, float threshold, bool atomic) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i >= n || !(x[i] > threshold)) return;
+  if (atomic)
+    atomicAdd(&count[0], 1);
+  else
+    count[0] = count[0] + 1;  // a read, then a write: another thread's update in between is lost
+}
+void count_above(DevPtr<const float> x, DevPtr<int> count, int n, float threshold, bool atomic) {
+  launch<count_above_kernel>(LaunchConfig{static_cast<unsigned>((n + 127) / 128), 128}, x, count, n, threshold,
+                             atomic);
+}
+
+__global__ void shifted_copy_kernel(DevPtr<const float> x, DevPtr<float> y, int n, bool off_by_one) {
+  KINDLING_SHARED(float[64], tile);
+  const unsigned t = threadIdx.x;
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + t);
+  const unsigned slot = off_by_one ? t + 1 : t;  // thread 63 writes tile[64], one past the end
+  tile[slot] = i < n ? static_cast<float>(x[i]) : 0.0f;
+  __syncthreads();
+  if (i < n) y[i] = tile[slot];
+}
+void shifted_copy(DevPtr<const float> x, DevPtr<float> y, int n, bool off_by_one) {
+  launch<shifted_copy_kernel>(LaunchConfig{static_cast<unsigned>((n + 63) / 64), 64}, x, y, n, off_by_one);
+}
+
+__global__ void ring_sum_kernel(DevPtr<const float> x, DevPtr<float> y, int n, bool fill_all) {
+  KINDLING_SHARED(float[64], tile);
+  const unsigned t = threadIdx.x;
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + t);
+  if (fill_all)
+    tile[t] = i < n ? static_cast<float>(x[i]) : 0.0f;
+  else if (i < n)
+    tile[t] = x[i];  // past the end, no thread writes its element of the tile
+  __syncthreads();
+  if (i < n) y[i] = tile[t] + tile[(t + 1) % 64];
+}
+void ring_sum(DevPtr<const float> x, DevPtr<float> y, int n, bool fill_all) {
+  launch<ring_sum_kernel>(LaunchConfig{static_cast<unsigned>((n + 63) / 64), 64}, x, y, n, fill_all);
+}
+
+__global__ void rotate_twice_kernel(DevPtr<const float> x, DevPtr<float> y, bool barrier) {
+  KINDLING_SHARED(float[64], tile);
+  const unsigned t = threadIdx.x;
+  tile[t] = x[t];
+  __syncthreads();
+  const float v = tile[(t + 1) % 64];
+  if (barrier) __syncthreads();  // without it, thread t overwrites tile[t] while thread t - 1 may still read it
+  tile[t] = v;
+  __syncthreads();
+  y[t] = tile[(t + 1) % 64];
+}
+void rotate_twice(DevPtr<const float> x, DevPtr<float> y, bool barrier) {
+  launch<rotate_twice_kernel>(LaunchConfig{1, 64}, x, y, barrier);
+}
+}  // namespace kindling::cuda::fixtures
+
+namespace kindling::cuda::fixtures {
+__global__ void divide_kernel(DevPtr<const int> x, DevPtr<int> y, int n, int numerator) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) y[i] = numerator / static_cast<int>(x[i]);  // a zero in x: SIGFPE on the host, garbage on a GPU
+}
+void divide(DevPtr<const int> x, DevPtr<int> y, int n, int numerator) {
+  launch<divide_kernel>(LaunchConfig{static_cast<unsigned>((n + 31) / 32), 32}, x, y, n, numerator);
+}
+}  // namespace kindling::cuda::fixtures
+
+namespace kindling::cuda::fixtures {
+__global__ void gather_kernel(DevPtr<const float> x, DevPtr<float> y, int stride) {
+  const int t = static_cast<int>(threadIdx.x);
+  y[t] = x[t * stride];
+}
+void gather(DevPtr<const float> x, DevPtr<float> y, int stride) { launch<gather_kernel>(LaunchConfig{1, 32}, x, y, stride); }
+
+__global__ void shared_column_kernel(DevPtr<const float> x, DevPtr<float> y, int pitch) {
+  KINDLING_SHARED(float[32 * 33], tile);
+  const int t = static_cast<int>(threadIdx.x);
+  tile[t * pitch] = x[t];
+  __syncthreads();
+  y[t] = tile[t * pitch];
+}
+void shared_column(DevPtr<const float> x, DevPtr<float> y, int pitch) {
+  launch<shared_column_kernel>(LaunchConfig{1, 32}, x, y, pitch);
 }
 }  // namespace kindling::cuda::fixtures

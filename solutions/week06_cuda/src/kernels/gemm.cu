@@ -18,14 +18,18 @@ constexpr int kSide = 16;
 
 template <class T>
 __global__ void gemm_kernel(DevPtr<T> c, DevPtr<const T> a, DevPtr<const T> b, GemmLayout L, T alpha, bool accumulate) {
-  __shared__ T a_tile[kSide][kSide];
-  __shared__ T b_tile[kSide][kSide];
   const int ty = static_cast<int>(threadIdx.y), tx = static_cast<int>(threadIdx.x);
   const std::int64_t z = blockIdx.z;
   const std::int64_t row = std::int64_t{blockIdx.y} * kSide + ty;
   const std::int64_t col = std::int64_t{blockIdx.x} * kSide + tx;
   const std::int64_t a0 = L.a_offset + z * L.a_batch, b0 = L.b_offset + z * L.b_batch;
   T s = 0;
+  // BEGIN REFERENCE ONLY week06.tiled_gemm
+  // WORKSHEET: if (row < L.m && col < L.n)
+  // WORKSHEET:   for (std::int64_t p = 0; p < L.k; ++p)
+  // WORKSHEET:     s += static_cast<T>(a[a0 + row * L.a_row + p * L.a_col]) * static_cast<T>(b[b0 + p * L.b_row + col * L.b_col]);
+  KINDLING_SHARED(T[kSide][kSide], a_tile);
+  KINDLING_SHARED(T[kSide][kSide], b_tile);
   for (std::int64_t p0 = 0; p0 < L.k; p0 += kSide) {
     a_tile[ty][tx] = row < L.m && p0 + tx < L.k ? static_cast<T>(a[a0 + row * L.a_row + (p0 + tx) * L.a_col]) : T(0);
     b_tile[ty][tx] = p0 + ty < L.k && col < L.n ? static_cast<T>(b[b0 + (p0 + ty) * L.b_row + col * L.b_col]) : T(0);
@@ -33,6 +37,7 @@ __global__ void gemm_kernel(DevPtr<T> c, DevPtr<const T> a, DevPtr<const T> b, G
     for (int q = 0; q < kSide; ++q) s += a_tile[ty][q] * b_tile[q][tx];
     __syncthreads();
   }
+  // END REFERENCE ONLY
   if (row < L.m && col < L.n) {
     const std::int64_t at = L.c_offset + z * L.c_batch + row * L.c_row + col * L.c_col;
     const T v = alpha * s;

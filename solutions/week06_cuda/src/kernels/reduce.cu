@@ -39,13 +39,20 @@ __device__ inline A shuffle_down(A v, unsigned delta) {
     return __shfl_down_sync(0xffffffffu, v, delta);
 }
 
-// The block's combine: thread t holds `acc`; thread 0 gets the block's result. Each warp folds
-// its 32 values with shuffles, its lane 0 leaves the warp's result in shared memory, and the
-// first warp folds those: one barrier, where a tree in shared memory needs one per level (eight
-// for 256 threads, which held x.sum(1) at half the copy bandwidth on an H200). blockDim.x is a
+// The block's combine: thread t holds `acc`; thread 0 gets the block's result. blockDim.x is a
 // multiple of 32 (reduction_threads()).
-template <int Op, class A>
-__device__ inline A block_combine(A* partial, A acc) {
+template <int Op, class A, class P>
+__device__ inline A block_combine(P partial, A acc) {
+  // BEGIN REFERENCE ONLY week06.warp_reduce
+  // Each warp folds its 32 values with shuffles, its lane 0 leaves the warp's result in shared
+  // memory, and the first warp folds those: one barrier, where a tree in shared memory needs one
+  // per level (eight for 256 threads, which held x.sum(1) at half the copy bandwidth on an H200).
+  // WORKSHEET: const unsigned t = threadIdx.x;
+  // WORKSHEET: partial[t] = acc;
+  // WORKSHEET: __syncthreads();
+  // WORKSHEET: if (t == 0)
+  // WORKSHEET:   for (unsigned i = 1; i < blockDim.x; ++i) acc = combine<A>(Op, acc, static_cast<A>(partial[i]));
+  // WORKSHEET: return acc;
   const unsigned t = threadIdx.x, lane = t % 32, warps = blockDim.x / 32;
   for (unsigned delta = 16; delta > 0; delta /= 2) acc = combine<A>(Op, acc, shuffle_down(acc, delta));
   if (lane == 0) partial[t / 32] = acc;
@@ -58,13 +65,14 @@ __device__ inline A block_combine(A* partial, A acc) {
     }
   }
   return acc;
+  // END REFERENCE ONLY
 }
 
 // Any layout: output o's elements found through `kept` and `reduced`.
 template <int Op, class A, class T>
 __global__ void reduce_kernel(DevPtr<A> out, DevPtr<const T> x, Strided kept, Strided reduced, std::int64_t count,
                               A init) {
-  __shared__ A partial[kMaxThreads];
+  KINDLING_SHARED(A[kMaxThreads], partial);
   const std::int64_t o = blockIdx.x;
   const std::int64_t base = offset_of(kept, o);
   A acc = init;
@@ -81,7 +89,7 @@ __global__ void reduce_kernel(DevPtr<A> out, DevPtr<const T> x, Strided kept, St
 // 4096 floats at 0.35 of the copy bandwidth.
 template <int Op, class A, class T>
 __global__ void reduce_runs_kernel(DevPtr<A> out, DevPtr<const T> x, std::int64_t step, std::int64_t count, A init) {
-  __shared__ A partial[kMaxThreads];
+  KINDLING_SHARED(A[kMaxThreads], partial);
   const std::int64_t o = blockIdx.x;
   const DevPtr<const T> run = x + o * step;
   A acc = init;
@@ -125,8 +133,8 @@ __device__ inline bool better(bool is_max, T v, std::int64_t i, T w, std::int64_
 template <class T>
 __global__ void extreme_kernel(bool is_max, DevPtr<T> values, DevPtr<std::int64_t> indices, DevPtr<const T> x,
                                Strided kept, std::int64_t step, std::int64_t count) {
-  __shared__ T best[kMaxThreads];
-  __shared__ std::int64_t where[kMaxThreads];
+  KINDLING_SHARED(T[kMaxThreads], best);
+  KINDLING_SHARED(std::int64_t[kMaxThreads], where);
   const unsigned t = threadIdx.x;
   const std::int64_t o = blockIdx.x;
   const std::int64_t base = offset_of(kept, o);
@@ -142,6 +150,13 @@ __global__ void extreme_kernel(bool is_max, DevPtr<T> values, DevPtr<std::int64_
   best[t] = v;
   where[t] = at;
   __syncthreads();
+  // BEGIN REFERENCE ONLY week06.block_reduce
+  // WORKSHEET: if (t == 0)
+  // WORKSHEET:   for (unsigned i = 1; i < blockDim.x; ++i)
+  // WORKSHEET:     if (better<T>(is_max, best[i], where[i], best[0], where[0])) {
+  // WORKSHEET:       best[0] = best[i];
+  // WORKSHEET:       where[0] = where[i];
+  // WORKSHEET:     }
   for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
     if (t < half && better<T>(is_max, best[t + half], where[t + half], best[t], where[t])) {
       best[t] = best[t + half];
@@ -149,6 +164,7 @@ __global__ void extreme_kernel(bool is_max, DevPtr<T> values, DevPtr<std::int64_
     }
     __syncthreads();
   }
+  // END REFERENCE ONLY
   if (t == 0) {
     values[o] = best[0];
     indices[o] = where[0];
@@ -170,13 +186,24 @@ __device__ inline T log_of(T v) {
     return log(v);
 }
 
-// One block per row: the row's maximum (a non-finite one shifts by 0, as on the CPU), the sum of
-// exp(x - max), then every element.
+// One block per row: the row's maximum, the sum of exp(x - max), then every element. As in
+// PyTorch, the shift is the maximum whatever it is: +inf in a row (inf - inf is NaN), NaN, or a
+// row of -inf only, gives NaN throughout.
 template <class T>
 __global__ void softmax_kernel(bool log_softmax, DevPtr<T> out, DevPtr<const T> x, std::int64_t cols) {
-  __shared__ T scratch[kMaxThreads];
+  KINDLING_SHARED(T[kMaxThreads], scratch);
   const unsigned t = threadIdx.x;
   const std::int64_t base = std::int64_t{blockIdx.x} * cols;
+  // BEGIN REFERENCE ONLY week06.row_softmax
+  // WORKSHEET: if (t == 0) {
+  // WORKSHEET:   T m = -INFINITY, s = 0;
+  // WORKSHEET:   for (std::int64_t j = 0; j < cols; ++j) m = combine<T>(kReduceMax, m, static_cast<T>(x[base + j]));
+  // WORKSHEET:   for (std::int64_t j = 0; j < cols; ++j) s += exp_of<T>(static_cast<T>(x[base + j]) - m);
+  // WORKSHEET:   scratch[0] = m;
+  // WORKSHEET:   scratch[1] = s;
+  // WORKSHEET: }
+  // WORKSHEET: __syncthreads();
+  // WORKSHEET: const T shift = scratch[0], total = scratch[1];
   T m = -INFINITY;
   for (std::int64_t j = t; j < cols; j += blockDim.x) {
     const T v = x[base + j];
@@ -188,8 +215,7 @@ __global__ void softmax_kernel(bool log_softmax, DevPtr<T> out, DevPtr<const T> 
     if (t < half) scratch[t] = combine<T>(kReduceMax, scratch[t], scratch[t + half]);
     __syncthreads();
   }
-  T shift = scratch[0];
-  if (!is_nan(shift) && (shift == INFINITY || shift == -INFINITY)) shift = 0;
+  const T shift = scratch[0];
   __syncthreads();
   T s = 0;
   for (std::int64_t j = t; j < cols; j += blockDim.x) s += exp_of<T>(static_cast<T>(x[base + j]) - shift);
@@ -200,6 +226,7 @@ __global__ void softmax_kernel(bool log_softmax, DevPtr<T> out, DevPtr<const T> 
     __syncthreads();
   }
   const T total = scratch[0];
+  // END REFERENCE ONLY
   const T log_total = log_of<T>(total);
   for (std::int64_t j = t; j < cols; j += blockDim.x) {
     const T d = static_cast<T>(x[base + j]) - shift;

@@ -30,6 +30,10 @@ __global__ void row_sums_shared_kernel(DevPtr<const float> x, DevPtr<float> out,
   // END SOLUTION
 }
 
+/// The launch (kernels.hpp has the whole contract): one block per row, of kRowThreads threads, with
+/// kRowThreads floats of dynamic shared memory, on `stream`; rows = 0 launches nothing. The block
+/// combines its partial sums as a tree (pairs, then pairs of pairs, ...), so that no thread reads
+/// more than about 2 log2(kRowThreads) of them; finishing the tree with warp shuffles is fine.
 void row_sums_shared(DevPtr<const float> x, DevPtr<float> out, int rows, int cols, Stream stream) {
   // BEGIN SOLUTION week06.block_reduce
   if (rows == 0) return;

@@ -38,4 +38,27 @@ void twice_with_block(DevPtr<const float> x, DevPtr<float> y, int n, unsigned th
 /// out[i] = 100 * blockIdx.x + threadIdx.x of the thread that handles element i, for a grid-stride
 /// loop over n elements with `blocks` blocks of `threads` threads (the lecture draws it).
 void owners(DevPtr<int> out, int n, unsigned blocks, unsigned threads);
+/// count[0] += the number of x[i] > threshold, blocks of 128; `atomic` false writes
+/// `count[0] = count[0] + 1`, a lost update on a GPU (a data race here).
+void count_above(DevPtr<const float> x, DevPtr<int> count, int n, float threshold, bool atomic);
+/// y[i] = x[i] through a static shared array of 64 floats, blocks of 64; `off_by_one` stores
+/// thread t's value at tile[t + 1], so thread 63 writes one past the end.
+void shifted_copy(DevPtr<const float> x, DevPtr<float> y, int n, bool off_by_one);
+/// y[i] = x[i] + x[next in the block, wrapping], through a static shared array, blocks of 64;
+/// `fill_all` false leaves the tile's elements past the end of x unwritten, which the last
+/// element of x then reads.
+void ring_sum(DevPtr<const float> x, DevPtr<float> y, int n, bool fill_all);
+/// One block of 64: y[t] = x[(t + 2) % 64], by rotating a shared tile by one twice; `barrier`
+/// false leaves out the __syncthreads between reading the tile and overwriting it.
+void rotate_twice(DevPtr<const float> x, DevPtr<float> y, bool barrier);
+/// y[i] = numerator / x[i] in integers, blocks of 32: a zero in x is a division by zero, which
+/// kills the process with SIGFPE on the simulator (the simulator first names the kernel, block and
+/// thread) and gives an undefined value on a GPU.
+void divide(DevPtr<const int> x, DevPtr<int> y, int n, int numerator);
+/// One warp: y[t] = x[t * stride] (stride 1 is coalesced: the warp's 32 floats lie in 4 sectors;
+/// stride 32 puts each in a sector of its own).
+void gather(DevPtr<const float> x, DevPtr<float> y, int stride);
+/// One warp: y[t] = x[t] through a shared array at tile[t * pitch] (pitch 32 puts every lane in
+/// bank 0, a 32-way conflict; pitch 33, a padded column, in 32 banks).
+void shared_column(DevPtr<const float> x, DevPtr<float> y, int pitch);
 }  // namespace kindling::cuda::fixtures

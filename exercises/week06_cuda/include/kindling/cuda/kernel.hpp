@@ -12,7 +12,9 @@
 ///
 /// Dynamic shared memory: `KINDLING_DYNAMIC_SHARED(float, buf);` inside the kernel (under
 /// nvcc `extern __shared__ float buf[];`, in the simulator a checked pointer to the block's
-/// `config.shared_bytes`).
+/// `config.shared_bytes`). A static shared array: `KINDLING_SHARED(float[32][32], tile);` (under
+/// nvcc `__shared__ float tile[32][32];`, in the simulator the block's own copy, unwritten at the
+/// block's start and checked in every dimension; a plain `__shared__` does not compile there).
 ///
 /// `KINDLING_UNROLL` before a loop whose trip count is known at compile time asks nvcc to unroll
 /// it (`#pragma unroll`); the simulator's build ignores it.
@@ -44,7 +46,13 @@ void launch(const LaunchConfig& config, Args... args) {
 }
 }  // namespace kindling::cuda
 
+namespace kindling::cuda {
+/// KINDLING_SHARED's type under nvcc: the array type itself.
+template <class A>
+using SharedArrayType = A;
+}  // namespace kindling::cuda
 #define KINDLING_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
+#define KINDLING_SHARED(Type, name) __shared__ ::kindling::cuda::SharedArrayType<Type> name
 #define KINDLING_UNROLL _Pragma("unroll")
 #else
 #include <kindling/cuda/sim.hpp>

@@ -70,9 +70,11 @@ inline constexpr unsigned kRowThreads = 256;
 /// floats of dynamic shared memory (KINDLING_DYNAMIC_SHARED). Each thread adds up the elements
 /// of the row it owns (columns t, t + kRowThreads, ...) and leaves its partial sum in shared
 /// memory; the block then combines the partial sums in shared memory as a tree (pairs, then
-/// pairs of pairs, ...), and thread 0 writes the total. A row of no columns sums to 0; rows = 0
-/// launches nothing. The result must not depend on the order in which the threads run (the
-/// simulator runs every launch in several orders and reports a difference as a race).
+/// pairs of pairs, ...; the last levels may be warp shuffles), so that no thread reads more than
+/// about 2 log2(kRowThreads) partial sums (the simulator counts each thread's reads), and thread
+/// 0 writes the total. A row of no columns sums to 0; rows = 0 launches nothing. The result must
+/// not depend on the order in which the threads run, and no two threads may touch a value
+/// without a barrier between them (the simulator reports either as a race).
 void row_sums_shared(DevPtr<const float> x, DevPtr<float> out, int rows, int cols, Stream stream = nullptr);
 
 /// row_sums_shared's result with warp shuffles in place of most of the shared memory (the task
@@ -87,7 +89,9 @@ void row_sums_warp(DevPtr<const float> x, DevPtr<float> out, int rows, int cols,
 /// j' of exp(x[r][j'] - m), with m the maximum of row r, so that no exp overflows however large
 /// the inputs (the task week06.row_softmax). One block per row, of kRowThreads threads, with
 /// kRowThreads floats of dynamic shared memory for the block's two reductions (the maximum,
-/// then the sum). A row containing NaN gives NaN; a row of -inf only gives NaN, as in PyTorch.
+/// then the sum). The maximum is the whole row's (every column, not the first warp's). A row
+/// containing NaN or +inf gives NaN throughout (inf - inf is NaN); a row of -inf only gives NaN,
+/// as in PyTorch.
 void softmax_rows(DevPtr<const float> x, DevPtr<float> y, int rows, int cols, Stream stream = nullptr);
 
 /// The side of the tiles of matmul_tiled.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file runtime.hpp
-/// The device runtime: one interface, two backends (DESIGN-GPU section 3).
+/// The device runtime: one interface, two backends (docs/building.md, week 6).
 ///
 /// - **the CUDA backend**: thin checked wrappers over the CUDA runtime, used when the
 ///   build has CUDA and the machine has a device;

@@ -10,12 +10,18 @@
 /// every thread waits, the scheduler checks that they wait at the same barrier, and releases
 /// them. A launch is run several times, in different thread orders (forward, reverse,
 /// shuffled), from the same snapshot of device memory: a result that depends on the order is
-/// a race, reported as one. What it cannot tell you: speed, coalescing, bank conflicts,
+/// a race, reported as one. While it runs in the first order, every access is also checked
+/// against the others of its barrier interval (compute-sanitizer racecheck's definition, on
+/// global and shared memory): two threads, at least one writing, no __syncthreads (or, within a
+/// warp, no warp operation of the whole warp) between them, and neither an atomic, is a data
+/// race, reported with both accesses, even where every order happens to give the same result
+/// (a lost update such as `count[0] = count[0] + 1`). What it cannot tell you: speed,
 /// occupancy, the memory model.
 ///
-/// Note: static `__shared__` arrays are function-local statics here (one block runs at a
-/// time, so its threads share them); the simulator cannot locate them, so they are neither
-/// poisoned nor bounds-checked. Dynamic shared memory (KINDLING_DYNAMIC_SHARED) is both.
+/// Static shared arrays are declared with `KINDLING_SHARED(float[32][32], tile);` (under nvcc
+/// `__shared__ float tile[32][32];`): each block gets its own, unwritten at the start of the
+/// block, bounds-checked in every dimension. A plain `__shared__` does not compile here: the
+/// simulator could not check it.
 
 #include <cmath>
 #include <cstddef>
@@ -45,6 +51,7 @@ namespace sim {
 
 /// One device allocation of the simulated device. Records outlive the memory (a freed
 /// allocation keeps its record, so that a later access is reported as a use after free).
+/// A block's shared memory is an Allocation too (`shared`), made for the block.
 struct Allocation {
   std::uint64_t id = 0;                        ///< 1, 2, ... in allocation order
   std::byte* data = nullptr;                   ///< the bytes (null once freed)
@@ -52,11 +59,13 @@ struct Allocation {
   std::size_t element_size = 1;                ///< of the type it was allocated as
   std::string type;                            ///< that type's name ("float"), for messages
   bool freed = false;                          ///< cudaFree'd
-  bool shared = false;                         ///< a block's dynamic shared memory
+  bool shared = false;                         ///< a block's shared memory (dynamic, or `name`)
+  std::string name;                            ///< a static shared array's name and type ("tile, float[32][32]")
   std::vector<std::uint8_t> shadow;            ///< per byte: kWritten, kAtomic
   static constexpr std::uint8_t kWritten = 1;  ///< shadow bit: the byte was written
   static constexpr std::uint8_t kAtomic = 2;   ///< shadow bit: an atomic touched it (not compared for races)
-  /// "allocation #3 (256 floats)" or "the block's dynamic shared memory (64 floats)".
+  /// "allocation #3 (256 floats)", "the block's dynamic shared memory (64 floats)" or "the
+  /// block's shared array tile (float[32][32])".
   std::string describe() const;
 };
 
@@ -88,6 +97,20 @@ void set_bytes(Allocation* a, std::size_t offset, int value, std::size_t bytes);
 [[noreturn]] void access_error(const Allocation* a, std::int64_t offset, std::size_t bytes, bool write);
 /// Marks bytes written (and, for an atomic, excluded from the race check's comparison).
 void mark(Allocation* a, std::int64_t offset, std::size_t bytes, std::uint8_t bits);
+/// Every checked access of a kernel passes here, before it happens: it counts the access
+/// (counters()) and, while the launch's accesses are tracked, checks it against the other
+/// threads' accesses of its barrier interval (a data race is a KernelError naming both).
+/// `value`: the bytes a write stores (a write of the value already there by another thread is
+/// no race: every order gives the same result).
+void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool write, const void* value);
+/// For its lifetime, this simulated thread's accesses are an atomic's: not checked for races.
+class AtomicScope {
+ public:
+  AtomicScope();
+  ~AtomicScope();
+  AtomicScope(const AtomicScope&) = delete;
+  AtomicScope& operator=(const AtomicScope&) = delete;
+};
 
 /// The running thread's position, as CUDA's built-ins give it.
 struct Coordinates {
@@ -149,16 +172,36 @@ class ScopedRaceCheckOrders {
 
 /// The running block's dynamic shared memory.
 Allocation* dynamic_shared();
+/// The running block's static shared array declared at `tag` (KINDLING_SHARED): made, unwritten,
+/// the first time a thread of the block reaches the declaration. `name` "tile", `type`
+/// "float[32][32]". Throws KernelError when the block's static shared arrays would exceed 48 KiB.
+Allocation* static_shared(const void* tag, std::size_t bytes, std::size_t element_size, const char* element_type,
+                          const char* name, const std::string& type);
+/// Reports an index out of a static shared array's dimension. Never returns.
+[[noreturn]] void shared_index_error(const Allocation* a, std::int64_t index, std::int64_t extent);
 
 /// Counters of the last launch, for grading on traffic instead of time.
 struct Counters {
-  std::uint64_t global_loads = 0;   ///< elements read from device memory
-  std::uint64_t global_stores = 0;  ///< elements written to device memory
-  std::uint64_t shared_loads = 0;   ///< elements read from dynamic shared memory
-  std::uint64_t shared_stores = 0;  ///< elements written to dynamic shared memory
-  std::uint64_t barriers = 0;       ///< __syncthreads completed by a block
-  std::uint64_t threads = 0;        ///< threads run
-  std::uint64_t switches = 0;       ///< times a thread waited and was resumed
+  std::uint64_t global_loads = 0;             ///< elements read from device memory
+  std::uint64_t global_stores = 0;            ///< elements written to device memory
+  std::uint64_t shared_loads = 0;             ///< elements read from shared memory (dynamic and static)
+  std::uint64_t shared_stores = 0;            ///< elements written to shared memory
+  std::uint64_t max_thread_shared_loads = 0;  ///< the most shared-memory reads of any one thread
+  /// 32-byte sectors of global memory that the warps' accesses touched. A warp's accesses are
+  /// grouped as the hardware coalesces them: the i-th load (or store) of each of its lanes.
+  std::uint64_t global_sectors = 0;
+  /// The fewest sectors those same groups could touch: each group's distinct bytes, in whole
+  /// 32-byte sectors (global_sectors / global_sectors_min is 1 for coalesced access, up to 8 for
+  /// a warp of floats each in a sector of its own).
+  std::uint64_t global_sectors_min = 0;
+  /// Shared-memory bank conflicts: for each group (the i-th shared load or store of a warp's
+  /// lanes), the most distinct 4-byte words that fall in one of the 32 banks, less one (lanes that
+  /// read the same word share it). 0 when no two lanes of a group ever need one bank.
+  std::uint64_t shared_bank_conflicts = 0;
+  std::uint64_t shared_requests = 0;  ///< those shared-memory groups (warp-wide requests)
+  std::uint64_t barriers = 0;         ///< __syncthreads completed by a block
+  std::uint64_t threads = 0;          ///< threads run
+  std::uint64_t switches = 0;         ///< times a thread waited and was resumed
 };
 /// Of the last launch (one order's worth).
 Counters last_counters();
@@ -193,7 +236,7 @@ class Ref {
   /// Reads the value (a KernelError if out of bounds, freed or never written).
   operator std::remove_const_t<T>() const {  // NOLINT(google-explicit-constructor)
     check(false);
-    ++(a_->shared ? sim::counters().shared_loads : sim::counters().global_loads);
+    sim::note_access(a_, offset_, sizeof(T), false, nullptr);
     std::remove_const_t<T> v;
     std::memcpy(&v, a_->data + offset_, sizeof(T));
     return v;
@@ -202,7 +245,7 @@ class Ref {
   Ref& operator=(const std::remove_const_t<T>& v) {
     static_assert(!std::is_const_v<T>, "writing through a pointer to const");
     check(true);
-    ++(a_->shared ? sim::counters().shared_stores : sim::counters().global_stores);
+    sim::note_access(a_, offset_, sizeof(T), true, &v);
     std::memcpy(a_->data + offset_, &v, sizeof(T));
     sim::mark(a_, offset_, sizeof(T), sim::Allocation::kWritten);
     return *this;
@@ -295,8 +338,64 @@ DevPtr<T> dynamic_shared_as() {
   return DevPtr<T>(a, 0);
 }
 
+/// An array type's extents for messages: "[32][33]".
+template <class A>
+std::string extents_name() {
+  if constexpr (std::is_array_v<A>)
+    return "[" + std::to_string(std::extent_v<A>) + "]" + extents_name<std::remove_extent_t<A>>();
+  else
+    return "";
+}
+
 /// "add_kernel" from __PRETTY_FUNCTION__ of launch<add_kernel>.
 std::string kernel_name_from(const char* pretty);
+}  // namespace sim
+
+/// A static shared array in the simulator (KINDLING_SHARED): `A` is its array type, such as
+/// `float[32][32]`. Indexing checks each dimension and gives a sub-array or, in the last one, a
+/// checked reference into the running block's own copy; a one-dimensional array converts to a
+/// DevPtr to its first element, as a C array decays to a pointer.
+template <class A>
+class SharedArray {
+  static_assert(std::is_array_v<A> && std::extent_v<A> > 0, "KINDLING_SHARED takes an array type with its sizes");
+  using Sub = std::remove_extent_t<A>;
+  static constexpr std::int64_t kExtent = std::extent_v<A>;
+
+ public:
+  /// The array at byte `offset` of the block's allocation `a`.
+  SharedArray(sim::Allocation* a, std::int64_t offset) : a_(a), offset_(offset) {}
+  /// Element (or sub-array) i.
+  auto operator[](std::int64_t i) const {
+    if (i < 0 || i >= kExtent) sim::shared_index_error(a_, i, kExtent);
+    if constexpr (std::is_array_v<Sub>)
+      return SharedArray<Sub>(a_, offset_ + i * std::int64_t{sizeof(Sub)});
+    else
+      return Ref<Sub>(a_, offset_ + i * std::int64_t{sizeof(Sub)});
+  }
+  /// A one-dimensional array as a pointer to its first element.
+  operator DevPtr<Sub>() const  // NOLINT(google-explicit-constructor)
+      requires(!std::is_array_v<Sub>) {
+    return DevPtr<Sub>(a_, offset_);
+  }
+  /// The same, to const.
+  operator DevPtr<const Sub>() const  // NOLINT(google-explicit-constructor)
+      requires(!std::is_array_v<Sub>) {
+    return DevPtr<const Sub>(a_, offset_);
+  }
+
+ private:
+  sim::Allocation* a_;
+  std::int64_t offset_;
+};
+
+namespace sim {
+/// The running block's copy of the static shared array declared at `tag`, as a SharedArray.
+template <class A>
+SharedArray<A> static_shared_as(const void* tag, const char* name) {
+  using E = std::remove_all_extents_t<A>;
+  static const std::string type = type_name<E>() + extents_name<A>();
+  return SharedArray<A>(static_shared(tag, sizeof(A), sizeof(E), type_name<E>().c_str(), name, type), 0);
+}
 }  // namespace sim
 
 namespace sim {
@@ -355,13 +454,22 @@ DevPtr<T> device_ptr(const void* p) {
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __shared__ static
+// A plain `__shared__` array would be a function-local static here, which the simulator could
+// neither bounds-check, poison nor give each block afresh: the kit's form is required.
+#define __shared__                                                                                      \
+  static_assert(false,                                                                                  \
+                "the simulator checks static shared arrays declared as KINDLING_SHARED(float[32][32], " \
+                "tile); (under nvcc that is __shared__ float tile[32][32];), not plain __shared__");
 #define threadIdx (::kindling::cuda::sim::coords().thread)
 #define blockIdx (::kindling::cuda::sim::coords().block)
 #define blockDim (::kindling::cuda::sim::coords().block_dim)
 #define gridDim (::kindling::cuda::sim::coords().grid_dim)
 #define KINDLING_DYNAMIC_SHARED(T, name) \
   ::kindling::cuda::DevPtr<T> name = ::kindling::cuda::sim::dynamic_shared_as<T>()
+#define KINDLING_SHARED(Type, name)                \
+  static char kindling_shared_##name;              \
+  const ::kindling::cuda::SharedArray<Type> name = \
+      ::kindling::cuda::sim::static_shared_as<Type>(&kindling_shared_##name, #name)
 
 inline constexpr int warpSize = 32;
 
@@ -433,6 +541,7 @@ inline int __all_sync(unsigned mask, int predicate, const std::source_location& 
 namespace kindling::cuda::sim {
 template <class T, class F>
 T atomic_rmw(DevPtr<T> p, F f) {
+  const AtomicScope atomic;
   const T old = p[0];
   p[0] = f(old);
   mark(p.allocation(), p.byte_offset(), sizeof(T), Allocation::kAtomic);
