@@ -73,6 +73,30 @@ void BM_WeightedLinearScan(benchmark::State& state) {
 }
 BENCHMARK(BM_WeightedLinearScan)->Arg(10'000)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The cost of one draw as the weights grow (the task week04.weighted_sampler's performance
+// points): an epoch of 300,000 draws with replacement from 1,000 weights and from 32,000, timed in
+// the same process; counter `growth` = the larger's time over the smaller's. A draw of O(1) or
+// O(log n) keeps it near 1 (building the alias table is O(n) once per epoch); a draw that walks
+// or rebuilds the weights, O(n), multiplies it by about 32.
+void BM_WeightedSamplerPerDrawGrowth(benchmark::State& state) {
+  constexpr std::int64_t kDraws = 300'000;
+  Generator g(4);
+  data::WeightedRandomSampler small(weights(1'000), kDraws, true, &g);
+  data::WeightedRandomSampler large(weights(32'000), kDraws, true, &g);
+  double t_small = 0, t_large = 0;
+  const auto seconds = [](data::WeightedRandomSampler& s) {
+    const auto start = std::chrono::steady_clock::now();
+    benchmark::DoNotOptimize(s.indices());
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  for (auto _ : state) {
+    t_small += seconds(small);
+    t_large += seconds(large);
+  }
+  state.counters["growth"] = t_large / t_small;
+}
+BENCHMARK(BM_WeightedSamplerPerDrawGrowth)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
 // Items that take 1 ms to "load" (a sleep: I/O-bound, like decoding from disk).
 struct SleepyDataset : data::Dataset {
   data::Example get(std::int64_t i) override {

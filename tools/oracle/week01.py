@@ -247,7 +247,7 @@ printing = {
 }
 cases["print"] = {k: str(v) for k, v in printing.items()}
 
-# ---- graded tasks on the study notes' concepts (issue 16) ------------------------------------
+# ---- graded tasks on the study notes' concepts -------------------------------------------------
 # Random cases come from one seeded generator, so the file is the same on every run. Inputs are
 # written out with their values ("x", "a", ...), so the C++ tests rebuild them exactly.
 gen = torch.Generator().manual_seed(16)
@@ -609,6 +609,34 @@ for i in range(12):
         "a": values(lower), "exp": values(torch.matrix_exp(spd)), "square": values(torch.linalg.matrix_power(spd, 2)),
         "cube": values(torch.linalg.matrix_power(spd, 3)), "inverse": values(torch.linalg.inv(spd)),
         "sqrt": values(apply(torch.sqrt)), "log": values(apply(torch.log)), "elementwise_square": values(spd ** 2)})
+
+# ---- week01.slice and week01.squeeze: the rules a plausible wrong solution skips (audit of survivors) -----
+# Kept at the end of the file and free of random draws, so that adding them moves no earlier case.
+g = torch.arange(24).view(4, 6)
+cases["slice_negative_end"] = geometry(g[:, 1:-1])  # an end counted from the back
+cases["slice_start_before_begin"] = geometry(g[-10:])  # -10 + 4 = -6, clamped up to 0: the whole dim
+cases["slice_before_begin_with_step"] = geometry(g[:, -10:-3:2])  # start clamped to 0, end -3 -> 3
+cases["slice_negative_step_error"] = error(lambda: g[::-1])
+cases["narrow_negative_length_error"] = error(lambda: g.narrow(1, 2, -1))
+cases["narrow_negative_length_at_start_error"] = error(lambda: g.narrow(1, 0, -1))
+cases["select_index_equal_to_size_error"] = error(lambda: g.select(0, 4))
+cases["select_past_end_of_a_slice_error"] = error(lambda: g[:2].select(0, 2))  # its storage has a row 2
+cases["narrow_0d_error"] = error(lambda: torch.tensor(1.0).narrow(0, 0, 1))
+cases["select_0d_error"] = error(lambda: torch.tensor(1.0).select(0, 0))
+cases["squeeze_negative_dim"] = [dict(input=list(s), dim=d, **geometry(torch.zeros(s).squeeze(d)))
+                                 for s, d in (((2, 1, 3), -2), ((2, 3, 1), -2), ((1, 2, 3), -3), ((2, 1, 3), -3))]
+cases["squeeze_consecutive_ones"] = [dict(input=list(s), **geometry(torch.zeros(s).squeeze()))
+                                     for s in ((1, 1, 3), (2, 1, 1, 3, 1, 1), (1, 1, 1, 2))]
+cases["squeeze_all_ones"] = [dict(input=list(s), **geometry(torch.zeros(s).squeeze())) for s in ((1, 1), (1,))]
+cases["squeeze_0d"] = [dict(dim=d, **geometry(torch.tensor(2.0).squeeze(d))) for d in (0, -1)]
+cases["squeeze_dim_out_of_range_error"] = error(lambda: torch.zeros(2, 1).squeeze(2))
+cases["squeeze_0d_dim_error"] = error(lambda: torch.tensor(2.0).squeeze(1))
+_x = torch.zeros(2, 3)
+_s = _x.squeeze(0)  # size 2: nothing to drop
+_a = _x.squeeze()  # no size-1 dim at all
+cases["squeeze_unchanged_is_a_new_view"] = {
+    "dim_is_same": _s is _x, "dim_is_view": _s._is_view(), "dim_base_is_input": _s._base is _x,
+    "all_is_same": _a is _x, "all_is_view": _a._is_view(), "all_base_is_input": _a._base is _x}
 
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)

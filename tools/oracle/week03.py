@@ -401,6 +401,43 @@ cases["conv_bias_before_bn"] = {"bias_grad": values(conv.bias.grad), "weight_gra
                                 "weight_grad_max": conv.weight.grad.abs().max().item(),
                                 "running_mean": values(bn.running_mean), "running_var": values(bn.running_var)}
 
+# ---- week03.linear_layout and week03.init_no_grad: rules a plausible wrong solution skips (audit of survivors) ----
+# Kept at the end of the file: the cases above draw from the global generator, and these move none of them.
+W = ramp(3, 4, scale=5.0, shift=1.0)
+b = ramp(3, scale=3.0, shift=0.5)
+x1 = ramp(4)
+run("linear_1d", lambda: F.linear(x1, W, b), x1, W, b)  # a 1-d input with a bias: (3,), no batch dim
+W1 = ramp(1, 4, scale=5.0, shift=1.0)
+b1 = ramp(1, scale=3.0, shift=0.5)
+x1 = ramp(4)
+run("linear_1d_one_output", lambda: F.linear(x1, W1, b1), x1, W1, b1)  # out_features 1: shape (1,), not ()
+W1 = ramp(1, 4, scale=5.0, shift=1.0)
+x1 = ramp(4)
+run("linear_1d_one_output_nobias", lambda: F.linear(x1, W1), x1, W1)
+cases["linear_1d_wrong_features"] = error(lambda: nn.Linear(4, 3)(torch.zeros(5)))
+cases["linear_1d_wrong_features_nobias"] = error(lambda: nn.Linear(4, 3, bias=False)(torch.zeros(5)))
+
+
+def init_record(fill, t):
+    fill(t)
+    return {"version": t._version, "is_leaf": t.is_leaf, "has_grad_fn": t.grad_fn is not None,
+            "requires_grad": t.requires_grad}
+
+
+init_fills = {"uniform_": nn.init.uniform_, "normal_": nn.init.normal_,
+              "constant_": lambda t: nn.init.constant_(t, 0.25), "zeros_": nn.init.zeros_, "ones_": nn.init.ones_}
+# On a parameter (a leaf that requires grad): one in-place write, still a leaf, no history.
+cases["init_parameter"] = {k: init_record(f, torch.zeros(3, 4, requires_grad=True)) for k, f in init_fills.items()}
+# On a plain tensor: requires_grad stays False.
+cases["init_plain_tensor"] = {k: init_record(f, torch.zeros(3, 4)) for k, f in init_fills.items()}
+# Called under no_grad: grad mode is still off afterwards (the guard restores the mode it found).
+grad_mode_after = {}
+for k, f in init_fills.items():
+    with torch.no_grad():
+        f(torch.zeros(3, requires_grad=True))
+        grad_mode_after[k] = torch.is_grad_enabled()
+cases["init_grad_mode_under_no_grad"] = grad_mode_after
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "oracle_json.hpp"
 #include "week03_support.hpp"
 
 namespace kindling::testing {
@@ -100,6 +101,53 @@ TEST(week03_linear_layout, TwoDimInputIsOneAddmm) {
 TEST(week03_linear_layout, WrongFeatureCountGetsTheMatmulMessage) {
   Linear lin(4, 3);
   expect_oracle_error([&] { lin(zeros({2, 5})); }, "linear_wrong_features");
+}
+
+// A 1-d input (in_features,) is one sample, not a batch: PyTorch 1.13's F.linear(x, W, b) for x of shape (4,)
+// is x W^T + b of shape (3,) (tools/oracle/week03.py, "linear_1d").
+TEST(week03_linear_layout, VectorInputWithBiasIsWxPlusB) {
+  Linear lin(4, 3);
+  load_oracle_weights(lin);
+  const Tensor x = oracle_ramp({4});
+  SCOPED_TRACE(
+      "a 1-d input of shape (in_features,) is one sample: the output is W x + b of shape (out_features,), with "
+      "the bias added on this path as on the batched ones, and the gradients reach x, weight and bias");
+  expect_case("linear_1d", [&] { return lin(x); }, {x, lin.weight, lin.bias});
+}
+
+// PyTorch 1.13: nn.Linear(4, 1) on a (4,) input returns shape (1,), with or without a bias ("linear_1d_one_output",
+// "linear_1d_one_output_nobias").
+TEST(week03_linear_layout, VectorInputWithOneOutputFeatureKeepsItsOutputDim) {
+  const std::string rule =
+      "Linear(4, 1) on a 1-d input of shape (4,) returns shape (1,): only the batch dim that a 1-d input never had "
+      "may be removed, never the output dim (squeeze() without a dim drops every size-1 dim, out_features 1 too)";
+  for (const bool has_bias : {true, false}) {
+    SCOPED_TRACE(rule + (has_bias ? " [with a bias]" : " [without a bias]"));
+    Linear lin(4, 1, has_bias);
+    assign(lin.weight, oracle_ramp({1, 4}, 5.0, 1.0).detach());
+    if (has_bias) assign(lin.bias, oracle_ramp({1}, 3.0, 0.5).detach());
+    const std::string name = has_bias ? "linear_1d_one_output" : "linear_1d_one_output_nobias";
+    const Tensor probe = lin(oracle_ramp({4}).detach());
+    ASSERT_EQ(probe.sizes().vec(), oracle_values(name, "out").sizes) << rule;
+    const Tensor x = oracle_ramp({4});
+    if (has_bias)
+      expect_case(name, [&] { return lin(x); }, {x, lin.weight, lin.bias});
+    else
+      expect_case(name, [&] { return lin(x); }, {x, lin.weight});
+  }
+}
+
+// PyTorch 1.13: nn.Linear(4, 3)(torch.zeros(5)) raises "mat1 and mat2 shapes cannot be multiplied (1x5 and 4x3)",
+// with or without a bias: the 1-d input is multiplied as a 1 x 5 matrix (matmul's rule), not through mv.
+TEST(week03_linear_layout, VectorInputWithTheWrongLengthGetsTheMatmulMessage) {
+  SCOPED_TRACE(
+      "a 1-d input is multiplied by W^T as a 1 x in_features matrix (matmul of a vector and a matrix), so a wrong "
+      "length gets mm's \"mat1 and mat2 shapes cannot be multiplied (1x5 and 4x3)\", as in PyTorch; mv(W, x) or "
+      "a broadcast product reports a different error");
+  Linear lin(4, 3);
+  expect_oracle_error([&] { lin(zeros({5})); }, "linear_1d_wrong_features");
+  Linear no_bias(4, 3, false);
+  expect_oracle_error([&] { no_bias(zeros({5})); }, "linear_1d_wrong_features_nobias");
 }
 
 TEST(week03_linear_init, WeightAndBiasStayWithinOneOverSqrtFanIn) {
@@ -235,6 +283,92 @@ TEST(week03_init_no_grad, FanAndGainMatchPyTorch) {
   expect_oracle_error([] { nn::init::kaiming_uniform_(empty({3})); }, "fan_error");
   expect_oracle_error([] { nn::init::calculate_gain("swish"); }, "gain_error");
   expect_oracle_error([] { nn::init::kaiming_uniform_(empty({3, 3}), 0.0, "fan_avg"); }, "mode_error");
+}
+
+// torch.nn.init.uniform_(t, generator=g) does not exist in 1.13 either; as with normal_, Kindling's uniform_ takes
+// one, and the same seed must give the same values.
+TEST(week03_init_no_grad, UniformDrawsFromTheGeneratorItIsGiven) {
+  Generator g1(11), g2(11);
+  const Tensor a = zeros({64}), b = zeros({64});
+  nn::init::uniform_(a, -1.0, 1.0, &g1);
+  manual_seed(99);  // the global generator moves on between the two draws
+  (void)rand({5});
+  nn::init::uniform_(b, -1.0, 1.0, &g2);
+  EXPECT_TRUE(equal(a, b)) << "two generators with the same seed gave uniform_ different values: uniform_ must draw "
+                              "from the generator it is given (pass it on to rand), not from the global one";
+}
+
+// The five fills, by the names the oracle uses.
+const std::vector<std::pair<std::string, std::function<void(const Tensor&)>>>& init_fills() {
+  static const std::vector<std::pair<std::string, std::function<void(const Tensor&)>>> fills = {
+      {"uniform_", [](const Tensor& t) { nn::init::uniform_(t); }},
+      {"normal_", [](const Tensor& t) { nn::init::normal_(t); }},
+      {"constant_", [](const Tensor& t) { nn::init::constant_(t, 0.25); }},
+      {"zeros_", [](const Tensor& t) { nn::init::zeros_(t); }},
+      {"ones_", [](const Tensor& t) { nn::init::ones_(t); }}};
+  return fills;
+}
+
+// PyTorch 1.13: after nn.init.uniform_/normal_/constant_/zeros_/ones_ on torch.zeros(3, 4, requires_grad=True),
+// t._version is 1, t.is_leaf, t.grad_fn is None and t.requires_grad ("init_parameter").
+TEST(week03_init_no_grad, EachInitIsOneWriteAndLeavesALeafParameter) {
+  const auto& expected = oracle_json("init_parameter");
+  for (const auto& [name, fill] : init_fills()) {
+    const auto& e = expected.at(name);
+    const Tensor w = zeros({3, 4}).requires_grad_();
+    fill(w);
+    EXPECT_EQ(w.version(), e.at("version").get<std::uint32_t>())
+        << "nn::init::" << name << " moved the parameter's version counter by " << w.version()
+        << ": PyTorch's init is one in-place write under no_grad (version 1); compute the values first, then "
+           "write them once (copy_ or fill_), rather than writing and then scaling and shifting in place";
+    EXPECT_EQ(w.is_leaf(), e.at("is_leaf").get<bool>())
+        << "nn::init::" << name << " turned the parameter into a non-leaf: the write was recorded by autograd";
+    EXPECT_EQ(w.grad_fn() != nullptr, e.at("has_grad_fn").get<bool>())
+        << "nn::init::" << name << " gave the parameter a grad_fn: the write must happen under NoGradGuard";
+    EXPECT_EQ(w.requires_grad(), e.at("requires_grad").get<bool>())
+        << "nn::init::" << name << " changed whether the parameter requires grad";
+  }
+}
+
+// PyTorch 1.13: the same fills on torch.zeros(3, 4) leave requires_grad False, version 1 ("init_plain_tensor").
+TEST(week03_init_no_grad, APlainTensorDoesNotStartRequiringGrad) {
+  const auto& expected = oracle_json("init_plain_tensor");
+  for (const auto& [name, fill] : init_fills()) {
+    const auto& e = expected.at(name);
+    const Tensor t = zeros({3, 4});
+    fill(t);
+    EXPECT_EQ(t.requires_grad(), e.at("requires_grad").get<bool>())
+        << "nn::init::" << name
+        << " made a tensor that did not require grad require it: init must leave the "
+           "requires_grad flag alone; switch recording off with NoGradGuard instead of flipping the flag off "
+           "for the write and on again";
+    EXPECT_EQ(t.version(), e.at("version").get<std::uint32_t>())
+        << "nn::init::" << name << " moved the version counter by " << t.version() << " (PyTorch: one write)";
+  }
+}
+
+// PyTorch 1.13: `with torch.no_grad(): nn.init.uniform_(w)` (and the others) leaves grad mode off
+// ("init_grad_mode_under_no_grad"); outside no_grad it stays on.
+TEST(week03_init_no_grad, GradModeIsAsTheCallerLeftIt) {
+  const auto& expected = oracle_json("init_grad_mode_under_no_grad");
+  AutoGradMode on(true);  // this test's own mode, restored when it ends
+  for (const auto& [name, fill] : init_fills()) {
+    fill(zeros({3}).requires_grad_());
+    EXPECT_TRUE(GradMode::is_enabled())
+        << "nn::init::" << name
+        << " left autograd switched off: turn recording off with a NoGradGuard, which "
+           "restores the previous mode when it goes out of scope, not with GradMode::set_enabled(false)";
+    GradMode::set_enabled(true);  // so that one mistake does not hide behind another
+    {
+      NoGradGuard outer;  // as in `with torch.no_grad(): model = Model()`
+      fill(zeros({3}).requires_grad_());
+      EXPECT_EQ(GradMode::is_enabled(), expected.at(name).get<bool>())
+          << "nn::init::" << name
+          << " called under an outer NoGradGuard switched autograd back on: restore the "
+             "mode you found (a NoGradGuard does), do not set it to enabled";
+    }
+    GradMode::set_enabled(true);
+  }
 }
 
 TEST(week03_layout_gemm, MatchesMmOnOddSizes) {

@@ -1,8 +1,7 @@
 // MUTANT: with replacement walks the weights from the start for every draw (right distribution, O(n) per draw)
-// PERFORMANCE: with replacement each draw walks the weights from the start (O(n) per draw, O(n * num_samples) per
-// epoch) instead of an O(1) alias-table draw; the draws follow the same distribution, so only speed tells Task
-// week04.weighted_sampler. The doc comment above each function is its contract; your code goes between BEGIN and END.
-// Hints, one at a time: `./grade hint week04.weighted_sampler`.
+// PERFORMANCE: each draw walks the weights from the start: O(n) per draw instead of an O(1) alias-table draw
+// Task week04.weighted_sampler. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week04.weighted_sampler`.
 
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
 #include <kindling/sampler.hpp>

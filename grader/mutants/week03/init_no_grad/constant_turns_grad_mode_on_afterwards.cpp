@@ -1,0 +1,47 @@
+// MUTANT: constant_ turns recording on afterwards instead of restoring the mode it found
+// Task week03.init_no_grad. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week03.init_no_grad`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/init.hpp>
+
+namespace kindling::nn::init {
+
+/// Fills `t` with draws from U(a, b) without recording autograd history.
+/// Works on a leaf that requires grad (a parameter), and returns `t`.
+const Tensor& uniform_(const Tensor& t, double a, double b, Generator* gen) {
+  // BEGIN SOLUTION week03.init_no_grad
+  NoGradGuard no_grad;
+  t.copy_(rand(t.sizes(), t.dtype(), gen) * (b - a) + a);
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init
+
+namespace kindling::nn::init {
+
+/// Fills `t` with draws from N(mean, std^2) without recording; returns `t`.
+const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  // BEGIN SOLUTION week03.init_no_grad
+  NoGradGuard no_grad;
+  t.copy_(randn(t.sizes(), t.dtype(), gen) * std + mean);
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init
+
+namespace kindling::nn::init {
+
+/// Fills `t` with `value` without recording; returns `t`.
+const Tensor& constant_(const Tensor& t, double value) {
+  // BEGIN SOLUTION week03.init_no_grad
+  GradMode::set_enabled(false);  // recording off for the write
+  t.fill_(value);
+  GradMode::set_enabled(true);  // and back on
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init

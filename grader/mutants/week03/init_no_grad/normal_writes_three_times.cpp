@@ -1,0 +1,48 @@
+// MUTANT: normal_ writes in three steps (copy_, mul_, add_): the version moves by 3, PyTorch's by 1
+// Task week03.init_no_grad. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week03.init_no_grad`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/init.hpp>
+
+namespace kindling::nn::init {
+
+/// Fills `t` with draws from U(a, b) without recording autograd history.
+/// Works on a leaf that requires grad (a parameter), and returns `t`.
+const Tensor& uniform_(const Tensor& t, double a, double b, Generator* gen) {
+  // BEGIN SOLUTION week03.init_no_grad
+  NoGradGuard no_grad;
+  t.copy_(rand(t.sizes(), t.dtype(), gen) * (b - a) + a);
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init
+
+namespace kindling::nn::init {
+
+/// Fills `t` with draws from N(mean, std^2) without recording; returns `t`.
+const Tensor& normal_(const Tensor& t, double mean, double std, Generator* gen) {
+  // BEGIN SOLUTION week03.init_no_grad
+  NoGradGuard no_grad;
+  t.copy_(randn(t.sizes(), t.dtype(), gen));  // then scale and shift in place, without temporaries
+  t.mul_(std);
+  t.add_(mean);
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init
+
+namespace kindling::nn::init {
+
+/// Fills `t` with `value` without recording; returns `t`.
+const Tensor& constant_(const Tensor& t, double value) {
+  // BEGIN SOLUTION week03.init_no_grad
+  NoGradGuard no_grad;
+  t.fill_(value);
+  return t;
+  // END SOLUTION
+}
+
+}  // namespace kindling::nn::init

@@ -1,0 +1,70 @@
+// MUTANT: rebuilds the cumulative weights before each draw (the right distribution, O(n) a draw)
+// PERFORMANCE: the running sums are rebuilt for every draw: O(n) per draw instead of once per epoch
+// Task week04.weighted_sampler. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week04.weighted_sampler`.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/sampler.hpp>
+
+namespace kindling::data {
+
+/// One epoch of num_samples indices (as torch.multinomial), checking the
+/// weights first. Throws kindling::Error, word for word:
+/// - a negative or NaN weight: "invalid multinomial distribution (encountering probability entry < 0)";
+/// - an infinite weight: "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
+/// - all weights zero: "invalid multinomial distribution (sum of probabilities <= 0)";
+/// - without replacement, num_samples > number of weights:
+///   "cannot sample n_sample > prob_dist.size(-1) samples without replacement".
+/// With replacement, draws are independent, and each costs O(1) or O(log n) after
+/// at most O(n) work once per epoch: never a scan of all weights per draw.
+/// Without replacement, the first index is drawn by weight, the next by weight
+/// among those left, and so on; once only zero weights are left, those are
+/// drawn uniformly.
+std::vector<std::int64_t> WeightedRandomSampler::indices() {
+  // BEGIN SOLUTION week04.weighted_sampler
+  const auto n = static_cast<std::int64_t>(weights_.size());
+  double total = 0;
+  for (double w : weights_) {
+    KINDLING_CHECK(!(w < 0) && !std::isnan(w), "invalid multinomial distribution (encountering probability entry < 0)");
+    KINDLING_CHECK(std::isfinite(w),
+                   "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    total += w;
+  }
+  KINDLING_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
+  KINDLING_CHECK(replacement_ || num_samples_ <= n,
+                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
+  std::vector<std::int64_t> out(static_cast<std::size_t>(num_samples_));
+  generator_or_default(generator_).with_engine([&](std::mt19937_64& engine) {
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    if (replacement_) {
+      // Inverse CDF: lay the weights end to end; a uniform point on [0, total) lands in piece i
+      // with probability w_i / total. The running sums are rebuilt for every draw.
+      for (auto& o : out) {
+        std::vector<double> cumulative(static_cast<std::size_t>(n));
+        std::partial_sum(weights_.begin(), weights_.end(), cumulative.begin());
+        const double r = unit(engine) * cumulative.back();
+        const auto it = std::upper_bound(cumulative.begin(), cumulative.end(), r);
+        o = std::min<std::int64_t>(it - cumulative.begin(), n - 1);
+      }
+      return;
+    }
+    // Without replacement: the exponential race. Index i "arrives" at time E_i / w_i
+    // with E_i ~ Exp(1); the first arrivals are a draw without replacement by
+    // weight. Zero weights never arrive; they get negative keys in random order.
+    std::exponential_distribution<double> exp1(1.0);
+    std::vector<std::pair<double, std::int64_t>> keys(static_cast<std::size_t>(n));
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double w = weights_[static_cast<std::size_t>(i)], e = exp1(engine);
+      keys[static_cast<std::size_t>(i)] = {w > 0 ? w / e : -e, i};  // larger key = earlier arrival
+    }
+    const auto k = static_cast<std::ptrdiff_t>(num_samples_);
+    // The k largest keys, in order: select them first, then sort only those.
+    std::nth_element(keys.begin(), keys.begin() + (k - 1), keys.end(), std::greater<>());
+    std::sort(keys.begin(), keys.begin() + k, std::greater<>());
+    for (std::ptrdiff_t i = 0; i < k; ++i) out[static_cast<std::size_t>(i)] = keys[static_cast<std::size_t>(i)].second;
+  });
+  return out;
+  // END SOLUTION
+}
+
+}  // namespace kindling::data
