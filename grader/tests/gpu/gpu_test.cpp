@@ -85,6 +85,18 @@ TEST(Gpu, TheTaskKernelsAgreeWithTheCpu) {
   EXPECT_EQ(cuda::runtime().get_last_error(), "");
 }
 
+// axpy's contract: n may exceed 2^31, so the indices are 64-bit. A kernel that counts in int
+// overflows past element 2^31 - 1 (the simulator cannot run 2^31 elements in a test's time; a GPU
+// can, with 16 GiB for the two vectors).
+TEST(Gpu, AxpyReachesElementsPastTwoToThe31) {
+  const std::int64_t n = (std::int64_t{1} << 31) + 1000;
+  const Tensor x = full({n}, 1.0, TensorOptions(kFloat32).device(Device("cuda")));
+  const Tensor y = full({n}, 2.0, TensorOptions(kFloat32).device(Device("cuda")));
+  gpu::axpy(3.0f, in(x), out(y), n);
+  const Tensor tail = y.slice(0, n - 2000, n).cpu();
+  EXPECT_TRUE(equal(tail, full({2000}, 5.0))) << "the elements around and past index 2^31 were not all updated";
+}
+
 TEST(Gpu, MatmulThroughCublasAgreesForEveryLayout) {
   // cuBLAS takes a matrix with a unit stride along either dimension; the kit's kernel runs the rest
   // (an expanded operand, stride 0). Each case against the CPU's product in float64.

@@ -24,6 +24,9 @@ void warp_sum(DevPtr<const float> x, DevPtr<float> out, int n, bool early_exit);
 /// against (week06.tiled_gemm's tiles are the student's to write, and the engine's own GEMM,
 /// src/kernels/gemm.cu, is tiled).
 void matmul_naive(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n);
+/// matmul_naive's product with threadIdx.x along the rows of C instead of its columns: the same
+/// loads, and several times the sectors (the uncoalesced first step of the GEMM progression).
+void matmul_uncoalesced(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n);
 /// counts[0] += the number of x[i] > 0, with atomicAdd from every thread; sum[0] += x[i].
 void count_positive(DevPtr<const float> x, DevPtr<int> counts, DevPtr<float> sum, int n);
 /// y[i] = x[n - 1 - i] within each block of 128 through dynamic shared memory of
