@@ -494,6 +494,36 @@ void count_groups(Block& b) {
   b.groups.clear();
 }
 
+// A simulated thread's whole life on its fiber. Not instrumented by ThreadSanitizer: its last act
+// is to switch TSan back to the scheduler's fiber (before_leaving), and an instrumented function
+// would then record its own exit on the scheduler's shadow stack, one frame per thread, until
+// TSan's stack depot overflowed (65,536 frames).
+struct FiberMain {
+  SimThread* t;
+  Launch* l;
+  Block* b;
+#if defined(KINDLING_SIM_TSAN)
+  __attribute__((no_sanitize_thread))
+#endif
+  ctx::fiber
+  operator()(ctx::fiber&& back) const {
+    after_entering(t->marks);
+    t->back = std::move(back);
+    if (!b->aborting) {
+      try {
+        l->body(l->context);
+      } catch (const BlockAborted&) {
+        // torn down while it waited
+      } catch (...) {
+        t->error = std::current_exception();
+      }
+    }
+    t->wait = Wait::Exited;
+    before_leaving(t->marks, true);
+    return std::move(t->back);
+  }
+};
+
 void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<unsigned>& order) {
   Block b;
   b.launch = &l;
@@ -510,22 +540,7 @@ void run_block(Launch& l, const Coordinates::U3& block_idx, const std::vector<un
     t.c.block = block_idx;
     t.c.block_dim = {cfg.block.x, cfg.block.y, cfg.block.z};
     t.c.grid_dim = {cfg.grid.x, cfg.grid.y, cfg.grid.z};
-    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, [&t, &l, &b](ctx::fiber&& back) {
-      after_entering(t.marks);
-      t.back = std::move(back);
-      if (!b.aborting) {
-        try {
-          l.body(l.context);
-        } catch (const BlockAborted&) {
-          // torn down while it waited
-        } catch (...) {
-          t.error = std::current_exception();
-        }
-      }
-      t.wait = Wait::Exited;
-      before_leaving(t.marks, true);
-      return std::move(t.back);
-    });
+    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{}, FiberMain{&t, &l, &b});
     t.marks.bottom = stack_pool().last_bottom;
     t.marks.size = kStackBytes;
   }
