@@ -889,8 +889,10 @@ void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool wri
   } else {
     ++(write ? tl_counters.global_stores : tl_counters.global_loads);
   }
-  if (t) {
+  if (t && tl_races) {
     // The i-th load (or store) of each lane of the warp: one group, as the hardware coalesces.
+    // (Counted with the race check, in a launch's first order: the engine's own kernels, which
+    // run in one order, pay for neither.)
     const unsigned kind = (a->shared ? 2u : 0u) | (write ? 1u : 0u);
     const std::uint64_t key = (std::uint64_t{t->accesses[kind]++} << 32) | (std::uint64_t{t->linear / 32} << 2) | kind;
     auto& spans = tl_block->groups[key].spans;

@@ -189,6 +189,8 @@ struct Counters {
   std::uint64_t max_thread_shared_loads = 0;  ///< the most shared-memory reads of any one thread
   /// 32-byte sectors of global memory that the warps' accesses touched. A warp's accesses are
   /// grouped as the hardware coalesces them: the i-th load (or store) of each of its lanes.
+  /// Counted, with the bank conflicts below, in launches that run in several thread orders (a
+  /// task's kernels and the fixtures; the engine's own kernels run in one and count neither).
   std::uint64_t global_sectors = 0;
   /// The fewest sectors those same groups could touch: each group's distinct bytes, in whole
   /// 32-byte sectors (global_sectors / global_sectors_min is 1 for coalesced access, up to 8 for
