@@ -195,9 +195,10 @@ TaskResult classify(const Task& task, const ProcessResult& run, const std::strin
     r.message =
         std::string("crashed with signal ") + std::to_string(run.signal) + " (" + strsignal(run.signal) + ")" + in_test;
     // The CUDA simulator names the kernel, block and thread a signal came from (week 6).
-    if (const auto at = run.output.rfind("kindling: signal "); at != std::string::npos) {
-      const auto end = run.output.find('\n', at);
-      r.message += ": " + run.output.substr(at + 10, end == std::string::npos ? std::string::npos : end - at - 10);
+    static const std::string kSimulatorLine = "kindling: ";
+    if (const auto at = run.output.rfind(kSimulatorLine + "signal "); at != std::string::npos) {
+      const auto from = at + kSimulatorLine.size(), end = run.output.find('\n', from);
+      r.message += ": " + run.output.substr(from, end == std::string::npos ? std::string::npos : end - from);
     }
     return r;
   }

@@ -16,13 +16,27 @@
 
 #include "kernels/elementwise.hpp"
 
-namespace kindling::detail {
-bool is_non_overlapping_and_dense(const Tensor& t);  // defined at the end of this file
-}  // namespace kindling::detail
-
 namespace kindling::cuda {
 
 namespace {
+// PyTorch's TensorImpl::is_non_overlapping_and_dense: contiguous (every tensor with no elements
+// is), or, leaving out the dims of size 0 or 1 and ordering the others by stride, the smallest
+// stride is 1 and each next one is the previous times the previous size (a permutation of a
+// contiguous tensor's dims).
+bool is_non_overlapping_and_dense(const Tensor& t) {
+  if (t.is_contiguous()) return true;
+  std::vector<std::size_t> dims;
+  for (std::size_t d = 0; d < static_cast<std::size_t>(t.dim()); ++d)
+    if (t.sizes()[d] >= 2) dims.push_back(d);
+  std::sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return t.strides()[a] < t.strides()[b]; });
+  std::int64_t expected = 1;
+  for (const std::size_t d : dims) {
+    if (t.strides()[d] != expected) return false;
+    expected *= t.sizes()[d];
+  }
+  return true;
+}
+
 static_assert(static_cast<int>(UnaryOp::LogicalNot) == 19 && static_cast<int>(UnaryOp::IsNan) == 17,
               "kernels/elementwise.cu numbers UnaryOp in the same order");
 static_assert(static_cast<int>(BinaryOp::Eq) == 7 && static_cast<int>(BinaryOp::Ge) == 12,
@@ -143,8 +157,7 @@ class CudaBackend final : public DeviceBackend {
     if (dst_dev && src_dev) return device_copy(dst, src);
     // The same dense layout on both sides (a transpose moved with its strides kept, as
     // Tensor::to does): the bytes of the one span, in one copy.
-    if (dst.dtype() == src.dtype() && dst.strides().vec() == src.strides().vec() &&
-        ::kindling::detail::is_non_overlapping_and_dense(src)) {
+    if (dst.dtype() == src.dtype() && dst.strides().equals(src.strides()) && is_non_overlapping_and_dense(src)) {
       if (dst_dev) return transfer(dst.data_ptr(), src, CopyKind::HostToDevice, non_blocking);
       return transfer_to_host(dst.data_ptr(), src, dst, non_blocking);
     }
@@ -389,25 +402,6 @@ class CudaBackend final : public DeviceBackend {
 }  // namespace kindling::cuda
 
 namespace kindling {
-namespace detail {
-// PyTorch's TensorImpl::is_non_overlapping_and_dense: contiguous (every tensor with no elements
-// is), or, leaving out the dims of size 0 or 1 and ordering the others by stride, the smallest
-// stride is 1 and each next one is the previous times the previous size (a permutation of a
-// contiguous tensor's dims). Tensor::to keeps such a tensor's strides (week06.device_moves).
-bool is_non_overlapping_and_dense(const Tensor& t) {
-  if (t.is_contiguous()) return true;
-  std::vector<std::size_t> dims;
-  for (std::size_t d = 0; d < static_cast<std::size_t>(t.dim()); ++d)
-    if (t.sizes()[d] >= 2) dims.push_back(d);
-  std::sort(dims.begin(), dims.end(), [&](std::size_t a, std::size_t b) { return t.strides()[a] < t.strides()[b]; });
-  std::int64_t expected = 1;
-  for (const std::size_t d : dims) {
-    if (t.strides()[d] != expected) return false;
-    expected *= t.sizes()[d];
-  }
-  return true;
-}
-}  // namespace detail
 
 DeviceBackend& device_backend(DeviceType type) {
   KINDLING_CHECK(type == DeviceType::CUDA, "the CPU has no device backend");

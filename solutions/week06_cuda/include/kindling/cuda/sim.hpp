@@ -395,8 +395,8 @@ namespace sim {
 template <class A>
 SharedArray<A> static_shared_as(const void* tag, const char* name) {
   using E = std::remove_all_extents_t<A>;
-  static const std::string type = type_name<E>() + extents_name<A>();
-  return SharedArray<A>(static_shared(tag, sizeof(A), sizeof(E), type_name<E>().c_str(), name, type), 0);
+  static const std::string element = type_name<E>(), type = element + extents_name<A>();
+  return SharedArray<A>(static_shared(tag, sizeof(A), sizeof(E), element.c_str(), name, type), 0);
 }
 }  // namespace sim
 
