@@ -51,6 +51,7 @@ void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
+#include <vector>
 
 namespace kindling::cuda::sim {
 
@@ -76,16 +77,43 @@ thread_local const void* tl_sched_bottom = nullptr;
 thread_local std::size_t tl_sched_size = 0;
 #endif
 
+#if defined(KINDLING_SIM_TSAN)
+// ThreadSanitizer's fibers, pooled like the stacks: creating one maps and clears a thread's
+// state, and destroying it unmaps that again, which cost more than the kernels (a week-6 test
+// took minutes). A fiber's clock carries over to its next simulated thread; since every switch
+// synchronises with the scheduler anyway, that orders nothing that was not already ordered.
+class TsanFiberPool {
+ public:
+  void* take() {
+    if (free_.empty()) return __tsan_create_fiber(0);
+    void* f = free_.back();
+    free_.pop_back();
+    return f;
+  }
+  void give(void* f) { free_.push_back(f); }
+  ~TsanFiberPool() {
+    for (void* f : free_) __tsan_destroy_fiber(f);
+  }
+
+ private:
+  std::vector<void*> free_;
+};
+TsanFiberPool& tsan_fiber_pool() {
+  thread_local TsanFiberPool pool;
+  return pool;
+}
+#endif
+
 void marks_create(FiberMarks& m) {
 #if defined(KINDLING_SIM_TSAN)
-  m.tsan = __tsan_create_fiber(0);
+  m.tsan = tsan_fiber_pool().take();
 #else
   (void)m;
 #endif
 }
 void marks_destroy(FiberMarks& m) {
 #if defined(KINDLING_SIM_TSAN)
-  __tsan_destroy_fiber(m.tsan);
+  tsan_fiber_pool().give(m.tsan);
 #else
   (void)m;
 #endif
