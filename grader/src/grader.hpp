@@ -117,11 +117,14 @@ struct TaskResult {
   int tests_skipped = 0;  // GTEST_SKIP (e.g. no CUDA device): neither passed nor failed
   int tests_total = 0;
   double seconds = 0;
-  bool perf_measured = false;   // the benchmark ran and reported the counter
-  double perf_value = 0;        // the counter's median, when measured
-  double perf_points = 0;       // earned performance points
-  std::string perf_message;     // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
-  std::string cuda_backend;     // week 6: where the test program ran its kernels ("simulator (...)")
+  bool perf_measured = false;  // the benchmark ran and reported the counter
+  double perf_value = 0;       // the counter's median, when measured
+  double perf_points = 0;      // earned performance points
+  std::string perf_message;    // "speedup 5.1 (full marks at >= 3, none at <= 1.5)" or why none
+  std::string cuda_backend;    // week 6: where the test program ran its kernels ("simulator (...)")
+  /// Week 6: the simulator's memory counters that passing tests recorded for a launch of the
+  /// student's kernel ("test: 8192 global sectors (the bytes need 8192), 0 bank conflicts ...").
+  std::vector<std::string> counters;
   bool perf_needs_gpu = false;  // the performance points need a GPU and none ran the tests: not counted
   /// The performance points this result can earn: none when they are not graded or need a GPU.
   double available_perf(bool perf) const { return perf && !perf_needs_gpu ? task.perf_points : 0.0; }

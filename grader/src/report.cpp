@@ -180,6 +180,8 @@ std::string table(const Report& r, bool color, std::size_t width, bool verbose) 
           << tr("performance: {0} points", {points(t.perf_points) + "/" + points(t.task.perf_points)})
           << (t.perf_message.empty() ? tr(" (not measured: the tests must pass first)") : ", " + t.perf_message)
           << "\n";
+    for (const auto& counted : t.counters)
+      out << std::string(30, ' ') << tr("counted: ") << wrap(counted, width - 30 - 9, width, 30 + 9) << "\n";
     if (t.status != Status::Passed && !t.task.hints.empty())
       out << std::string(30, ' ')
           << tr("stuck? ./grade hint {0} ({1} hints, one at a time)", {t.task.id, std::to_string(t.task.hints.size())})
@@ -222,6 +224,7 @@ nlohmann::json result_to_json(const TaskResult& t, bool perf) {
           {"perf_value", t.perf_value},
           {"message", t.message},
           {"failures", t.failures},
+          {"counters", t.counters},
           {"tests_passed", t.tests_passed},
           {"tests_skipped", t.tests_skipped},
           {"tests_total", t.tests_total},
@@ -256,6 +259,7 @@ std::string to_gradescope(const Report& r) {
     else if (r.perf && t.task.perf_points > 0)
       output += "\nPerformance: " + points(t.perf_points) + "/" + points(t.task.perf_points) + " points" +
                 (t.perf_message.empty() ? "" : ", " + t.perf_message);
+    for (const auto& c : t.counters) output += "\nCounted: " + c;
     if (t.status != Status::Passed && !t.task.hints.empty())
       output += "\nHint: " + t.task.hints.front() + "\n(More hints: ./grade hint " + t.task.id + ")";
     nlohmann::json test = {{"name", t.task.id + " - " + t.task.title},

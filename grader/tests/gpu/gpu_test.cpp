@@ -82,6 +82,11 @@ TEST(Gpu, TheTaskKernelsAgreeWithTheCpu) {
   expect_close(c1, want, "matmul_naive", 1e-3);
   expect_close(c2, want, "matmul_tiled", 1e-3);
   expect_close(c3, want, "matmul_register_blocked", 1e-3);
+
+  // A 67 x 45 matrix inside a 67 x 50 one (ld 50): tiles cut at both edges.
+  const Tensor wide = sample({mm_m, 50}, kFloat32, 5), dwide = wide.cuda(), dt = empty_cuda({mm_k, mm_m});
+  gpu::transpose(in(dwide), out(dt), mm_m, mm_k, 50);
+  expect_close(dt, wide.slice(1, 0, mm_k).t().contiguous(), "transpose", 0.0);
   EXPECT_EQ(cuda::runtime().get_last_error(), "");
 }
 

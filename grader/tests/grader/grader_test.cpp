@@ -47,6 +47,28 @@ TEST(GraderClassify, AllPassedEarnsThePoints) {
   EXPECT_EQ(r.tests_passed, 1);
 }
 
+// Week 6's tests record the simulator's counters of the student's launch; the report shows them.
+TEST(GraderClassify, TheCountersAPassingTestRecordedAreShownUnderTheTask) {
+  nlohmann::json passed = {{"name", "NoBankConflicts"},
+                           {"result", "COMPLETED"},
+                           {"kindling_counters", "8192 global loads in 8192 sectors, 0 bank conflicts"}};
+  nlohmann::json failed = {{"name", "Sectors"},
+                           {"result", "COMPLETED"},
+                           {"kindling_counters", "36864 sectors"},
+                           {"failures", {{{"failure", "x.cpp:1\nExpected"}}}}};
+  const auto json =
+      nlohmann::json{{"testsuites", {{{"name", "week06_transpose"}, {"testsuite", {passed, failed}}}}}}.dump();
+  const TaskResult r = classify(task("week06.transpose"), exited(1), json, 10);
+  ASSERT_EQ(r.counters.size(), 1u) << "only a passing test's counters are the grade's";
+  EXPECT_EQ(r.counters[0], "NoBankConflicts: 8192 global loads in 8192 sectors, 0 bank conflicts");
+  Report report;
+  report.tree = "solutions";
+  report.results = {r};
+  EXPECT_NE(table(report, false).find("counted: NoBankConflicts: 8192 global loads"), std::string::npos)
+      << table(report, false);
+  EXPECT_EQ(nlohmann::json::parse(to_json(report))["tasks"][0]["counters"][0], r.counters[0]);
+}
+
 TEST(GraderClassify, StubExceptionIsNotImplemented) {
   const auto json = gtest_json(
       "unknown file\nC++ exception with description \"[not implemented] week01.view: fill in the stub at x.hpp:3\" "

@@ -68,6 +68,7 @@ TEST(week06_warp_reduce, OneBarrierAndOneSharedStorePerWarp) {
   const auto x = sim_arrays::small_integers(static_cast<std::size_t>(rows * cols), 4);
   (void)row_sums(x, rows, cols);
   const auto c = cu::sim::last_counters();
+  sim_arrays::record_counters(c);
   EXPECT_EQ(c.barriers, static_cast<std::uint64_t>(rows)) << "__syncthreads per block: " << c.barriers / rows;
   EXPECT_LE(c.shared_stores, static_cast<std::uint64_t>(rows) * (cu::kRowThreads / 32))
       << "stores to shared memory: " << c.shared_stores;

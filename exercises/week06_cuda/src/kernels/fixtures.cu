@@ -242,4 +242,15 @@ __global__ void shared_column_kernel(DevPtr<const float> x, DevPtr<float> y, int
 void shared_column(DevPtr<const float> x, DevPtr<float> y, int pitch) {
   launch<shared_column_kernel>(LaunchConfig{1, 32}, x, y, pitch);
 }
+
+__global__ void transpose_naive_kernel(DevPtr<const float> in, DevPtr<float> out, int rows, int cols) {
+  const int c = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  const int r = static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y);
+  if (r < rows && c < cols) out[std::int64_t{c} * rows + r] = in[std::int64_t{r} * cols + c];
+}
+void transpose_naive(DevPtr<const float> in, DevPtr<float> out, int rows, int cols) {
+  if (rows == 0 || cols == 0) return;
+  const Dim3 grid(static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>((rows + 7) / 8));
+  launch<transpose_naive_kernel>(LaunchConfig{grid, Dim3(32, 8)}, in, out, rows, cols);
+}
 }  // namespace kindling::cuda::fixtures

@@ -64,4 +64,8 @@ void gather(DevPtr<const float> x, DevPtr<float> y, int stride);
 /// One warp: y[t] = x[t] through a shared array at tile[t * pitch] (pitch 32 puts every lane in
 /// bank 0, a 32-way conflict; pitch 33, a padded column, in 32 banks).
 void shared_column(DevPtr<const float> x, DevPtr<float> y, int pitch);
+/// out (cols x rows) = the transpose of in (rows x cols, both row-major), one thread per element
+/// straight from global memory: a warp reads 32 consecutive floats of a row of `in` (4 sectors)
+/// and writes them down a column of `out` (32 sectors). The baseline of week06.transpose.
+void transpose_naive(DevPtr<const float> in, DevPtr<float> out, int rows, int cols);
 }  // namespace kindling::cuda::fixtures

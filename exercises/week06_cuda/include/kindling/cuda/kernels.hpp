@@ -4,7 +4,8 @@
 /// week06.elementwise_kernel), compact (week06.strided_contiguous), the pipeline of
 /// asynchronous copies (week06.async_overlap), scale (the kit's own kernel that the pipeline
 /// runs), the row reductions (week06.block_reduce, week06.warp_reduce), the row softmax
-/// (week06.row_softmax) and two matrix products (week06.tiled_gemm, week06.register_gemm).
+/// (week06.row_softmax), two matrix products (week06.tiled_gemm, week06.register_gemm) and a
+/// transpose (week06.transpose).
 
 #include <cstdint>
 #include <vector>
@@ -133,5 +134,25 @@ inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / k
 /// loads: 8 times fewer than matmul_tiled's; its points for speed (against cuBLAS) need a GPU.
 void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
                              Stream stream = nullptr);
+
+/// The side of transpose's square tiles.
+inline constexpr int kTransposeTile = 32;
+/// The rows of threads in a block of transpose: each thread moves kTransposeTile / kTransposeRows
+/// elements of its tile.
+inline constexpr int kTransposeRows = 8;
+
+/// out = the transpose of in (the task week06.transpose): `in` is rows x cols with row r starting
+/// at in + r * ld (ld >= cols: a matrix inside a wider one), `out` is cols x rows, row-major
+/// (out[c * rows + r] = in[r * ld + c]). Blocks of kTransposeTile x kTransposeRows threads, a grid
+/// of ceil(cols / kTransposeTile) x ceil(rows / kTransposeTile); block (bx, by) moves the tile of
+/// `in` at rows by * kTransposeTile.., columns bx * kTransposeTile.. through shared memory, so that
+/// both its reads of `in` and its writes to `out` are coalesced: where the rows of both matrices
+/// start on 32-byte sectors (ld and rows multiples of 8), the global sectors the launch touches
+/// stay within 1.1 times the fewest its bytes need (fixtures::transpose_naive, which reads rows
+/// and writes columns straight from global memory, touches 4.5 times as many), with no
+/// shared-memory bank conflicts (the simulator counts both: sim::Counters). Touches nothing outside the two
+/// matrices (nor in's elements between cols and ld). rows or cols = 0 launches nothing; negative
+/// sizes and ld < cols are an Error, before any launch.
+void transpose(DevPtr<const float> in, DevPtr<float> out, int rows, int cols, int ld, Stream stream = nullptr);
 
 }  // namespace kindling::cuda
