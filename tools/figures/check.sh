@@ -22,5 +22,29 @@ for f in "$tmp"/*; do
     status=1
   fi
 done
-[ $status = 0 ] && echo "figures: $(ls "$tmp" | wc -l) figures match what the engine draws"
+# The lectures' bar: every week's lecture, English and Korean, shows at least two figures, and each
+# figure a lecture shows is one drawn here (or a Graphviz rendering of a .dot drawn here). A Korean
+# page shows the "-ko" copy of a figure where one is drawn.
+lectures=$(dirname "$figures")
+for page in "$lectures"/week*.md "$lectures"/ko/week*.md; do
+  [ -f "$page" ] || continue
+  shown=$(grep -o '](\(\.\./\)\{0,1\}figures/[^)]*)' "$page" | sed 's|.*figures/||; s|)$||' || true)
+  if [ "$(printf '%s\n' "$shown" | grep -c .)" -lt 2 ]; then
+    echo "figures: $page shows fewer than two figures"
+    status=1
+  fi
+  for f in $shown; do
+    if [ ! -f "$tmp/$f" ] && [ ! -f "$tmp/${f%.svg}.dot" ]; then
+      echo "figures: $page shows figures/$f, which the engine does not draw"
+      status=1
+    fi
+    case "$page" in
+      */ko/*) case "$f" in
+          *-ko.svg) ;;
+          *) if [ -f "$tmp/${f%.svg}-ko.svg" ]; then echo "figures: $page shows $f, not its Korean copy ${f%.svg}-ko.svg"; status=1; fi ;;
+        esac ;;
+    esac
+  done
+done
+[ $status = 0 ] && echo "figures: $(ls "$tmp" | wc -l) figures match what the engine draws; every lecture shows at least two"
 exit $status

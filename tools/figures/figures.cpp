@@ -22,6 +22,8 @@
 #include <kindling/kindling.hpp>
 #include <kindling/train_loop.hpp>
 
+#include "gpu_figures.hpp"
+
 using namespace kindling;
 
 namespace {
@@ -225,5 +227,54 @@ int main(int argc, char** argv) {
   write(dir, "week05-cnn-curves-ko.svg",
         korean(train::curves_svg(read_curves(data / "week05-cnn-subset.csv"), "Fashion-MNIST 부분집합의 작은 CNN"),
                axes));
+  // Week 6: from the CUDA simulator's trace of the kit's kernels and its modelled timeline.
+  const figures::Words en = {
+      {"threads.title",
+       "A grid-stride loop: 2 blocks of 8 threads over 40 elements (block.thread above, element below)"},
+      {"threads.pass", "pass"},
+      {"sectors.title", "One warp's 32 loads or stores, in 32-byte sectors (a lane's float coloured by its lane)"},
+      {"sectors.stride1", "x[t], neighbours"},
+      {"sectors.stride2", "x[2 t], every other float"},
+      {"sectors.stride32", "x[32 t], a column of a 32-wide matrix"},
+      {"sectors.transpose", "the naive transpose's store, down a column of out"},
+      {"sectors.sectors", "sectors"},
+      {"sectors.fewest", "the bytes need"},
+      {"tile.title", "matmul_tiled, block (0, 0): the elements of A and B it loads, by step along k"},
+      {"tile.c", "C: block (0, 0)'s tile"},
+      {"tile.step", "step"},
+      {"reduce.title", "row_sums_shared: 256 partial sums, a tree with a __syncthreads under each level"},
+      {"reduce.levels", "levels for"},
+      {"reduce.sums", "partial sums"},
+      {"reduce.shuffles", "row_sums_warp, warp 0: __shfl_down_sync moves lane l + delta into lane l, no barrier"},
+      {"register.title", "matmul_register_blocked: the outputs of three threads in a 128 x 128 block tile"},
+      {"register.thread", "thread"},
+      {"register.outputs", "outputs each, in registers"},
+      {"streams.title", "pipelined_scale on the simulator's modelled timeline: copies (in, out) beside kernels (k)"},
+      {"streams.stream", "stream"}};
+  const figures::Words ko = {
+      {"threads.title",
+       "그리드 스트라이드 루프: 스레드 8개짜리 블록 2개가 원소 40개를 맡는다 (위: 블록.스레드, 아래: 원소)"},
+      {"threads.pass", "회차"},
+      {"sectors.title", "워프 하나의 로드·스토어 32개와 32바이트 섹터 (레인마다 색이 다르다)"},
+      {"sectors.stride1", "x[t], 이웃한 원소"},
+      {"sectors.stride2", "x[2 t], 한 칸씩 건너뛰기"},
+      {"sectors.stride32", "x[32 t], 폭 32 행렬의 열 하나"},
+      {"sectors.transpose", "단순 전치의 스토어, out의 열을 따라"},
+      {"sectors.sectors", "섹터"},
+      {"sectors.fewest", "바이트에 필요한 최소"},
+      {"tile.title", "matmul_tiled의 블록 (0, 0): k를 따라 단계마다 읽는 A와 B의 원소"},
+      {"tile.c", "C: 블록 (0, 0)의 타일"},
+      {"tile.step", "단계"},
+      {"reduce.title", "row_sums_shared: 부분합 256개, 단계마다 __syncthreads가 있는 트리"},
+      {"reduce.levels", "단계로 합치는"},
+      {"reduce.sums", "개의 부분합"},
+      {"reduce.shuffles", "row_sums_warp의 워프 0: __shfl_down_sync가 레인 l + delta의 값을 레인 l로, 배리어 없이"},
+      {"register.title", "matmul_register_blocked: 128 x 128 블록 타일에서 스레드 셋의 출력"},
+      {"register.thread", "스레드"},
+      {"register.outputs", "출력을 각자 레지스터에"},
+      {"streams.title", "시뮬레이터의 모델 타임라인 위 pipelined_scale: 복사(in, out)와 커널(k)이 나란히"},
+      {"streams.stream", "스트림"}};
+  for (const auto& [name, svg] : figures::week06_figures(en)) write(dir, "week06-" + name + ".svg", svg);
+  for (const auto& [name, svg] : figures::week06_figures(ko)) write(dir, "week06-" + name + "-ko.svg", svg);
   return 0;
 }

@@ -333,6 +333,63 @@ TEST_F(EngineSimulator, GlobalSectorsCountHowAWarpsAccessesCoalesce) {
   EXPECT_EQ(c.global_sectors_min, 1u + 4u);
 }
 
+// The trace the lecture's figures are drawn from: each access of a launch's first order, with its
+// thread, its barrier interval and the element; each warp operation with its argument. Nothing
+// is recorded while the trace is off, and turning it on starts a new one.
+TEST_F(EngineSimulator, TheTraceRecordsEachAccessWithItsThreadAndBarrierInterval) {
+  const auto x = to_device(ramp(64));
+  const auto y = uninitialized<float>(32);
+  kindling::cuda::fixtures::gather(x, y, 2);
+  EXPECT_TRUE(sim::trace().empty()) << "recorded while off";
+  sim::record_trace(true);
+  kindling::cuda::fixtures::gather(x, y, 2);  // y[t] = x[2 t]: 32 loads, 32 stores, no barrier
+  std::vector<std::int64_t> loaded;
+  std::size_t stores = 0;
+  for (const auto& e : sim::trace()) {
+    EXPECT_EQ(e.interval, 0u);
+    EXPECT_FALSE(e.shared);
+    if (e.kind == sim::TracedEvent::Kind::Load) {
+      EXPECT_EQ(e.allocation, x.allocation()->id);
+      EXPECT_EQ(e.element, 2 * static_cast<std::int64_t>(e.thread.x)) << "thread " << e.thread.x;
+      loaded.push_back(e.element);
+    } else if (e.kind == sim::TracedEvent::Kind::Store) {
+      EXPECT_EQ(e.allocation, y.allocation()->id);
+      EXPECT_EQ(e.element, static_cast<std::int64_t>(e.linear));
+      ++stores;
+    }
+  }
+  EXPECT_EQ(loaded.size(), 32u) << "one order's accesses, not three";
+  EXPECT_EQ(stores, 32u);
+  // Shared memory across a barrier: the tile's store in interval 0, its load in interval 1.
+  sim::record_trace(true);
+  EXPECT_TRUE(sim::trace().empty()) << "turning the trace on starts a new one";
+  kindling::cuda::fixtures::shared_column(to_device(ramp(32)), y, 33);
+  std::size_t shared_stores = 0, shared_loads = 0;
+  for (const auto& e : sim::trace()) {
+    if (!e.shared) continue;
+    EXPECT_EQ(e.array, "tile");
+    EXPECT_EQ(e.element, static_cast<std::int64_t>(e.linear) * 33);
+    if (e.kind == sim::TracedEvent::Kind::Store) {
+      EXPECT_EQ(e.interval, 0u);
+      ++shared_stores;
+    } else {
+      EXPECT_EQ(e.interval, 1u) << "after the __syncthreads";
+      ++shared_loads;
+    }
+  }
+  EXPECT_EQ(shared_stores, 32u);
+  EXPECT_EQ(shared_loads, 32u);
+  // A warp operation: warp_sum's shuffles, each with its delta.
+  sim::record_trace(true);
+  const auto out = uninitialized<float>(1);
+  kindling::cuda::fixtures::warp_sum(to_device(ramp(32)), out, 32, false);
+  std::vector<int> deltas;
+  for (const auto& e : sim::trace())
+    if (e.kind == sim::TracedEvent::Kind::Warp && e.linear == 0) deltas.push_back(e.arg);
+  sim::record_trace(false);
+  EXPECT_EQ(deltas, (std::vector<int>{16, 8, 4, 2, 1}));
+}
+
 // 32 banks of 4-byte words: word w is in bank w % 32. A warp storing and loading a column of a
 // 32 x 32 tile (pitch 32) puts all 32 lanes in bank 0: 31 conflicts per request; pitch 33 (one
 // float of padding per row) spreads them over the 32 banks.

@@ -300,6 +300,8 @@ thread_local SimThread* tl_thread = nullptr;
 thread_local Block* tl_block = nullptr;
 thread_local Counters tl_counters;
 thread_local RaceCheck* tl_races = nullptr;  // while a launch's accesses are checked
+thread_local bool tl_tracing = false;        // record_trace
+thread_local std::vector<TracedEvent> tl_trace;
 
 std::mutex& launch_mutex() {
   static std::mutex m;  // one launch at a time: static __shared__ arrays belong to the block running
@@ -791,6 +793,12 @@ const Coordinates& coords() {
 }
 
 Counters& counters() { return tl_counters; }
+void record_trace(bool on) {
+  tl_tracing = on;
+  if (on) tl_trace.clear();
+}
+const std::vector<TracedEvent>& trace() { return tl_trace; }
+
 Counters last_counters() {
   std::lock_guard lock(launch_mutex());
   return g_last;
@@ -917,6 +925,21 @@ void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool wri
   } else {
     ++(write ? tl_counters.global_stores : tl_counters.global_loads);
   }
+  if (t && tl_races && tl_tracing) {
+    TracedEvent e;
+    e.kind = write ? TracedEvent::Kind::Store : TracedEvent::Kind::Load;
+    e.block = t->c.block;
+    e.thread = t->c.thread;
+    e.linear = t->linear;
+    e.interval = tl_block->epoch;
+    e.shared = a->shared;
+    if (a->shared)
+      e.array = a->name.substr(0, a->name.find(','));
+    else
+      e.allocation = a->id;
+    e.element = offset / static_cast<std::int64_t>(a->element_size);
+    tl_trace.push_back(std::move(e));
+  }
   if (t && tl_races) {
     // The i-th load (or store) of each lane of the warp: one group, as the hardware coalesces.
     // (Counted with the race check, in a launch's first order: the engine's own kernels, which
@@ -988,6 +1011,17 @@ std::uint64_t warp_op(unsigned mask, int op, std::uint64_t value, int arg, int w
                         "), which has exited: a lane reading its value gets an undefined one on a GPU (CUDA asks "
                         "only the mask's lanes that have not exited to take part; the simulator refuses the mask: is "
                         "the shuffle inside an `if` that not every lane enters?)");
+  }
+  if (tl_races && tl_tracing) {
+    TracedEvent e;
+    e.kind = TracedEvent::Kind::Warp;
+    e.block = t->c.block;
+    e.thread = t->c.thread;
+    e.linear = t->linear;
+    e.interval = b->epoch;
+    e.op = op;
+    e.arg = arg;
+    tl_trace.push_back(std::move(e));
   }
   t->mask = mask;
   t->op = op;

@@ -210,6 +210,35 @@ Counters last_counters();
 /// The running launch's counters (for DevPtr's accesses).
 Counters& counters();
 
+/// One event of a kernel's thread, as the trace records it (record_trace): a load or store of
+/// device or shared memory, or a warp operation. The lecture's figures are drawn from these.
+struct TracedEvent {
+  /// What the thread did.
+  enum class Kind : std::uint8_t {
+    Load,   ///< read an element
+    Store,  ///< wrote one
+    Warp    ///< took part in a warp operation (a shuffle, vote or __syncwarp)
+  };
+  Kind kind = Kind::Load;        ///< what happened
+  Coordinates::U3 block{};       ///< blockIdx of the thread
+  Coordinates::U3 thread{};      ///< threadIdx of the thread
+  unsigned linear = 0;           ///< the thread's index in its block, x fastest (lane = linear % 32)
+  std::uint32_t interval = 0;    ///< __syncthreads its block had passed
+  bool shared = false;           ///< shared memory (else device memory); loads and stores
+  std::uint64_t allocation = 0;  ///< Allocation::id of device memory (find() names a pointer's)
+  std::string array;             ///< shared memory: the static array's name, "" for dynamic
+  std::int64_t element = 0;      ///< the element's index in its allocation or array
+  int op = 0;                    ///< a warp operation's op (warp_op's numbering)
+  int arg = 0;                   ///< and its argument (a shuffle's lane, delta or mask)
+};
+/// While on, the launches that run on this host thread (the lazy and eager modes run them on the
+/// thread that synchronises or issues) append each event of their first thread order
+/// (the one that runs with the race check) to the trace; turning it on clears the trace.
+/// Launches that run in one order (the engine's own kernels) are not traced.
+void record_trace(bool on);
+/// The events recorded since record_trace(true).
+const std::vector<TracedEvent>& trace();
+
 /// The name of T for messages: "float", "int", ...
 template <class T>
 std::string type_name() {
