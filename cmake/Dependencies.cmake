@@ -17,6 +17,7 @@ kindling_require(benchmark libbenchmark-dev)
 kindling_require(nlohmann_json nlohmann-json3-dev)
 kindling_require(CLI11 libcli11-dev)
 kindling_require(Boost libboost-context-dev CONFIG COMPONENTS context)  # week 6: fibers for the CUDA simulator
+kindling_require(Gloo libgloo-dev CONFIG)  # week 7: collectives across processes (PyTorch's CPU backend)
 find_package(OpenMP QUIET)
 find_package(Doxygen QUIET)
 

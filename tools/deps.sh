@@ -4,7 +4,7 @@
 
 # Packages every build needs (compiler, CMake, Ninja, the libraries find_package looks for).
 KINDLING_BUILD_PACKAGES=(g++ cmake ninja-build ccache libgtest-dev libbenchmark-dev
-  libeigen3-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libboost-context-dev)
+  libeigen3-dev nlohmann-json3-dev libcli11-dev zlib1g-dev libboost-context-dev libgloo-dev)
 # Packages that only make things faster: a failed install of these stops nothing.
 KINDLING_OPTIONAL_PACKAGES=(ccache)
 # Extra packages the kit's own test suite needs (API docs, the JUnit schema check, formatting,

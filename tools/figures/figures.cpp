@@ -4,7 +4,8 @@
 // tools/draw-figures writes them into lectures/figures/ (and renders the .dot files with Graphviz
 // where it is installed); the test kit.figures draws them again into a temporary folder and fails
 // when one differs from the file committed, so a figure cannot drift from what the engine draws now.
-// `kindling-figures --record-loader DATA` measures week 4's two loader runs again.
+// `kindling-figures --record-loader DATA` measures week 4's two loader runs again, and
+// `kindling-figures --record-ring DATA` week 7's ring all-reduce on 2 and 4 ranks.
 
 #include <chrono>
 #include <filesystem>
@@ -22,6 +23,7 @@
 #include <kindling/kindling.hpp>
 #include <kindling/train_loop.hpp>
 
+#include "dist_figures.hpp"
 #include "gpu_figures.hpp"
 
 using namespace kindling;
@@ -152,6 +154,11 @@ int main(int argc, char** argv) {
     record_loader(data / "week04-loader-2.csv", 2);
     return 0;
   }
+  if (argc == 3 && std::string(argv[1]) == "--record-ring") {  // week 7's ring, on 2 and 4 ranks
+    figures::record_ring(argv[2], "/proc/self/exe");
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--ring-rank") return figures::ring_rank_main(argv[2]);
   if (argc != 3) {
     std::cerr << "usage: kindling-figures DIR DATA\n";
     return 2;
@@ -276,5 +283,22 @@ int main(int argc, char** argv) {
       {"streams.stream", "스트림"}};
   for (const auto& [name, svg] : figures::week06_figures(en)) write(dir, "week06-" + name + ".svg", svg);
   for (const auto& [name, svg] : figures::week06_figures(ko)) write(dir, "week06-" + name + "-ko.svg", svg);
+
+  // Week 7: the ring all-reduce on 2 and 4 ranks, measured (kindling-figures --record-ring DATA).
+  for (const int n : {2, 4}) {
+    const auto csv = data / ("week07-ring-" + std::to_string(n) + ".csv");
+    const std::string name = "week07-ring-" + std::to_string(n);
+    write(dir, name + ".svg",
+          figures::ring_svg(csv, n,
+                            "ring_all_reduce of 16 MiB on " + std::to_string(n) +
+                                " ranks: each rank's sends, reduce-scatter (rs) then all-gather (ag)",
+                            "rank", "rs", "ag"));
+    write(dir, name + "-ko.svg",
+          figures::ring_svg(csv, n,
+                            "랭크 " + std::to_string(n) +
+                                "개에서 16 MiB의 ring_all_reduce: 랭크마다 보낸 메시지, "
+                                "reduce-scatter(rs) 다음 all-gather(ag)",
+                            "랭크", "rs", "ag"));
+  }
   return 0;
 }
