@@ -60,7 +60,8 @@ void record_ring(const std::filesystem::path& data, const std::string& self) {
     std::ofstream out(csv);
     out << "# kindling-figures --record-ring: the reference ring_all_reduce of " << kFloats * 4 / (1024 * 1024)
         << " MiB of float32 on " << n << " ranks over Gloo on the loopback interface (2-vCPU VM), each rank's "
-        << "sends: posted and completed, in ms from its group's creation\nrank,start_ms,end_ms,tag,bytes\n";
+        << "sends: from the send() call to the return of its wait() (after the step's recv), in ms from its group's "
+           "creation\nrank,start_ms,end_ms,tag,bytes\n";
     for (int r = 0; r < n; ++r) {
       std::ifstream in(rank_file(csv, r));
       out << in.rdbuf();

@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
     const auto result = kindling::distributed::launch(options);
     std::cerr << "kindling-run: " << result.summary() << "\n";
     if (result.timed_out) return 124;
+    if (result.stopped) return 130;
     return result.ok() ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "kindling-run: " << e.what() << "\n";

@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -52,9 +53,15 @@ struct Work::State {
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
+  bool running = false;  // point-to-point: a thread is in `waiter`
   std::exception_ptr error;
-  // Point-to-point: the wait itself (Gloo's unbound buffers wait on the caller's thread).
+  // Point-to-point: the wait itself (Gloo's unbound buffers wait on the caller's thread), and
+  // what it waits on. The tensor is declared before the buffers, so that the buffers go first.
+  bool p2p = false;
   std::function<void(std::chrono::milliseconds)> waiter;
+  Tensor keep;
+  std::int64_t header = 0;  // the message's size in bytes, sent ahead of it
+  std::shared_ptr<gloo::transport::UnboundBuffer> header_buffer, data_buffer;
 
   void finish(std::exception_ptr e) {
     {
@@ -64,31 +71,46 @@ struct Work::State {
     }
     cv.notify_all();
   }
+  // Runs the point-to-point wait once, whoever comes first; the others wait for it to end.
+  void complete(std::chrono::milliseconds limit) {
+    std::unique_lock lock(m);
+    if (done) return;
+    if (running) {
+      cv.wait(lock, [&] { return done; });
+      return;
+    }
+    running = true;
+    auto w = std::move(waiter);
+    waiter = nullptr;
+    lock.unlock();
+    std::exception_ptr e;
+    try {
+      if (w) w(limit);
+    } catch (...) {
+      e = std::current_exception();
+    }
+    finish(e);
+  }
 };
 
 void Work::wait(std::chrono::milliseconds timeout) {
   KINDLING_CHECK_AS(DistributedError, state_ != nullptr, "wait() on a Work that no operation returned");
   State& s = *state_;
-  const auto limit = timeout.count() > 0 ? timeout : s.timeout;
-  if (s.waiter) {
+  if (s.p2p) {
+    // Gloo closes every connection of the group when a send or recv's wait runs out, so a shorter
+    // limit than the group's would break the group for a mere impatience.
+    KINDLING_CHECK_AS(DistributedError, timeout.count() == 0 || timeout >= s.timeout, s.what,
+                      ": a send or recv waits with the group's timeout (", s.timeout.count(), " ms) or longer, not ",
+                      timeout.count(), " ms");
+    s.complete(s.timeout);
+  } else if (timeout.count() == 0) {
+    // The group's worker finishes every collective: Gloo's timeout bounds each of its steps.
     std::unique_lock lock(s.m);
-    if (!s.done) {
-      auto waiter = std::move(s.waiter);
-      s.waiter = nullptr;
-      lock.unlock();
-      std::exception_ptr error;
-      try {
-        waiter(limit);
-      } catch (...) {
-        error = std::current_exception();
-      }
-      s.finish(error);
-      lock.lock();
-    }
+    s.cv.wait(lock, [&] { return s.done; });
   } else {
     std::unique_lock lock(s.m);
-    if (!s.cv.wait_for(lock, limit, [&] { return s.done; }))
-      throw DistributedError(s.what + " did not finish within " + std::to_string(limit.count()) +
+    if (!s.cv.wait_for(lock, timeout, [&] { return s.done; }))
+      throw DistributedError(s.what + " did not finish within " + std::to_string(timeout.count()) +
                              " ms (is another rank stuck, or not calling it?)");
   }
   if (s.error) std::rethrow_exception(s.error);
@@ -129,8 +151,11 @@ Options Options::from_environment() {
   KINDLING_CHECK_AS(DistributedError, !o.store_dir.empty(),
                     "KINDLING_RDZV_DIR is not set: the ranks meet through a folder that kindling-run creates");
   o.address = env_or("MASTER_ADDR", "127.0.0.1");
-  if (const char* t = std::getenv("KINDLING_DIST_TIMEOUT_MS"); t && *t)
-    o.timeout = std::chrono::milliseconds(std::stol(t));
+  if (const char* t = std::getenv("KINDLING_DIST_TIMEOUT_MS"); t && *t) {
+    const int ms = env_int("KINDLING_DIST_TIMEOUT_MS");
+    KINDLING_CHECK_AS(DistributedError, ms > 0, "KINDLING_DIST_TIMEOUT_MS must be positive, got ", ms);
+    o.timeout = std::chrono::milliseconds(ms);
+  }
   return o;
 }
 
@@ -252,6 +277,7 @@ struct ProcessGroup::Impl {
 
   // Queues `body` (run on the worker) after the cross-rank check of `signature`.
   Work enqueue(Kind kind, std::vector<std::int64_t> signature, std::function<void()> body) {
+    std::unique_lock order(m);  // the sequence number and the queue's order are one
     const std::int64_t seq = ++sequence;
     auto state = std::make_shared<Work::State>();
     state->what = who() + ": " + kind_name(kind) + " #" + std::to_string(seq);
@@ -265,21 +291,47 @@ struct ProcessGroup::Impl {
         body();
       } catch (const DistributedError&) {
         error = std::current_exception();
-      } catch (const std::exception& e) {
+      } catch (const gloo::IoException& e) {
+        // A peer closed its connection, or did not come within the timeout.
         mark_lost_peer();
         error = std::make_exception_ptr(
             DistributedError(state->what + " failed: " + e.what() +
                              " (another rank exited or was killed, or did not reach this collective within " +
                              std::to_string(options.timeout.count()) + " ms)"));
+      } catch (const std::exception& e) {
+        error = std::make_exception_ptr(DistributedError(state->what + " failed: " + e.what()));
       }
       state->finish(error);
     };
-    {
-      std::lock_guard lock(m);
-      queue.push_back(std::move(job));
-    }
+    queue.push_back(std::move(job));
+    order.unlock();
     cv.notify_one();
     return Work(state);
+  }
+
+  // Sends and receives not yet waited for: their buffers must outlive Gloo's use of them, so the
+  // group keeps them, and waits for them before it goes.
+  std::mutex pending_m;
+  std::vector<std::shared_ptr<Work::State>> pending;
+  void keep_pending(const std::shared_ptr<Work::State>& state) {
+    std::lock_guard lock(pending_m);
+    std::erase_if(pending, [](const std::shared_ptr<Work::State>& p) { return p->done; });
+    pending.push_back(state);
+  }
+
+  ~Impl() {
+    std::vector<std::shared_ptr<Work::State>> left;
+    {
+      std::lock_guard lock(pending_m);
+      left.swap(pending);
+    }
+    for (const auto& p : left) p->complete(options.timeout);  // errors stay in their Work
+    {
+      std::lock_guard lock(m);
+      stopping = true;
+    }
+    cv.notify_all();
+    if (worker.joinable()) worker.join();
   }
 
   // Every rank's (sequence, kind, numel, dtype, root or op, ...) must be this rank's.
@@ -321,6 +373,10 @@ ProcessGroup::ProcessGroup(const Options& options) : impl_(std::make_unique<Impl
                     " is outside [0, ", options.world_size, ")");
   KINDLING_CHECK_AS(DistributedError, std::filesystem::is_directory(options.store_dir), "the rendezvous folder '",
                     options.store_dir, "' does not exist");
+  // A write to the connection of a rank that has died raises SIGPIPE, whose default action ends
+  // this process before Gloo can report the closed connection as an error. Python ignores SIGPIPE
+  // at start-up, which is how PyTorch's ranks never see it; a C++ rank must say so.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = options.address;
@@ -347,15 +403,9 @@ ProcessGroup::ProcessGroup(const Options& options) : impl_(std::make_unique<Impl
 
 ProcessGroup ProcessGroup::from_environment() { return ProcessGroup(Options::from_environment()); }
 
-ProcessGroup::~ProcessGroup() {
-  if (!impl_) return;
-  {
-    std::lock_guard lock(impl_->m);
-    impl_->stopping = true;
-  }
-  impl_->cv.notify_all();
-  if (impl_->worker.joinable()) impl_->worker.join();
-}
+// ~Impl waits for the sends and receives in flight and stops the worker (a moved-from group has
+// no Impl; a group assigned over is stopped the same way).
+ProcessGroup::~ProcessGroup() = default;
 ProcessGroup::ProcessGroup(ProcessGroup&&) noexcept = default;
 ProcessGroup& ProcessGroup::operator=(ProcessGroup&&) noexcept = default;
 
@@ -487,6 +537,15 @@ void ProcessGroup::barrier() {
    }).wait();
 }
 
+// A message is two: its size in bytes (8 bytes, on the tag's first slot), then its data (on the
+// second, when there is any). The receiver compares the size with its own before it posts the data:
+// Gloo would otherwise abort the receiving process on a larger message, and leave a smaller one's
+// missing bytes unwritten.
+namespace {
+std::uint64_t header_slot(int tag) { return kP2PSlotBase + 2 * static_cast<std::uint64_t>(tag); }
+std::uint64_t data_slot(int tag) { return kP2PSlotBase + 2 * static_cast<std::uint64_t>(tag) + 1; }
+}  // namespace
+
 Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
   check_tensor(tensor, "send");
   KINDLING_CHECK_AS(DistributedError, dst >= 0 && dst < size(), "send: invalid destination rank ", dst,
@@ -494,28 +553,39 @@ Work ProcessGroup::send(const Tensor& tensor, int dst, int tag) {
   KINDLING_CHECK_AS(DistributedError, dst != rank(), "send: rank ", rank(), " cannot send to itself");
   KINDLING_CHECK_AS(DistributedError, tag >= 0, "send: the tag must not be negative, got ", tag);
   Impl& g = *impl_;
-  const Tensor t = tensor;
-  const auto bytes = static_cast<std::size_t>(t.numel()) * t.element_size();
   auto state = std::make_shared<Work::State>();
+  state->p2p = true;
   state->what = g.who() + ": send to rank " + std::to_string(dst) + " (tag " + std::to_string(tag) + ")";
   state->timeout = g.options.timeout;
-  if (bytes == 0) {  // nothing to move (Gloo would wait for it forever): done at once, on both sides
-    state->done = true;
-    return Work(state);
+  state->keep = tensor;
+  const auto bytes = static_cast<std::size_t>(tensor.numel()) * tensor.element_size();
+  state->header = static_cast<std::int64_t>(bytes);
+  try {
+    state->header_buffer = g.context->createUnboundBuffer(&state->header, sizeof state->header);
+    state->header_buffer->send(dst, header_slot(tag));
+    if (bytes > 0) {
+      state->data_buffer = g.context->createUnboundBuffer(tensor.data_ptr(), bytes);
+      state->data_buffer->send(dst, data_slot(tag));
+    }
+  } catch (const gloo::IoException& e) {
+    g.mark_lost_peer();
+    throw DistributedError(state->what + " failed: " + e.what() + " (did the receiving rank exit?)");
   }
-  std::shared_ptr<gloo::transport::UnboundBuffer> buffer = g.context->createUnboundBuffer(t.data_ptr(), bytes);
-  buffer->send(dst, kP2PSlotBase + static_cast<std::uint64_t>(tag));
   g.sent += static_cast<std::int64_t>(bytes);
   const long event = g.record(true, dst, tag, static_cast<std::int64_t>(bytes));
-  state->waiter = [buffer, t, what = state->what, &g, event](std::chrono::milliseconds limit) {
+  Work::State* raw = state.get();
+  state->waiter = [raw, &g, event](std::chrono::milliseconds limit) {
     try {
-      buffer->waitSend(limit);
+      raw->header_buffer->waitSend(limit);
+      if (raw->data_buffer) raw->data_buffer->waitSend(limit);
       g.record_done(event);
-    } catch (const std::exception& e) {
+    } catch (const gloo::IoException& e) {
       g.mark_lost_peer();
-      throw DistributedError(what + " failed: " + e.what() + " (did the receiving rank exit, or not post the recv?)");
+      throw DistributedError(raw->what + " failed: " + e.what() +
+                             " (did the receiving rank exit, refuse the message, or not post the recv?)");
     }
   };
+  g.keep_pending(state);
   return Work(state);
 }
 
@@ -526,28 +596,45 @@ Work ProcessGroup::recv(const Tensor& tensor, int src, int tag) {
   KINDLING_CHECK_AS(DistributedError, src != rank(), "recv: rank ", rank(), " cannot receive from itself");
   KINDLING_CHECK_AS(DistributedError, tag >= 0, "recv: the tag must not be negative, got ", tag);
   Impl& g = *impl_;
-  const Tensor t = tensor;
-  const auto bytes = static_cast<std::size_t>(t.numel()) * t.element_size();
   auto state = std::make_shared<Work::State>();
+  state->p2p = true;
   state->what = g.who() + ": recv from rank " + std::to_string(src) + " (tag " + std::to_string(tag) + ")";
   state->timeout = g.options.timeout;
-  if (bytes == 0) {  // nothing to move (Gloo would wait for it forever): done at once, on both sides
-    state->done = true;
-    return Work(state);
+  state->keep = tensor;
+  try {
+    state->header_buffer = g.context->createUnboundBuffer(&state->header, sizeof state->header);
+    state->header_buffer->recv(src, header_slot(tag));
+  } catch (const gloo::IoException& e) {
+    g.mark_lost_peer();
+    throw DistributedError(state->what + " failed: " + e.what() + " (did the sending rank exit?)");
   }
-  std::shared_ptr<gloo::transport::UnboundBuffer> buffer = g.context->createUnboundBuffer(t.data_ptr(), bytes);
-  buffer->recv(src, kP2PSlotBase + static_cast<std::uint64_t>(tag));
-  const long event = g.record(false, src, tag, static_cast<std::int64_t>(bytes));
-  state->waiter = [buffer, t, what = state->what, &g, event](std::chrono::milliseconds limit) {
+  const long event = g.record(false, src, tag, static_cast<std::int64_t>(tensor.numel()) * tensor.element_size());
+  Work::State* raw = state.get();
+  state->waiter = [raw, &g, event, src, tag](std::chrono::milliseconds limit) {
+    const std::int64_t bytes = raw->keep.numel() * static_cast<std::int64_t>(raw->keep.element_size());
     try {
-      buffer->waitRecv(limit);
-      g.record_done(event);
-    } catch (const std::exception& e) {
+      raw->header_buffer->waitRecv(limit);
+    } catch (const gloo::IoException& e) {
       g.mark_lost_peer();
-      throw DistributedError(what + " failed: " + e.what() +
-                             " (did the sending rank exit, or send a different number of bytes?)");
+      throw DistributedError(raw->what + " failed: " + e.what() + " (did the sending rank exit, or not send?)");
     }
+    if (raw->header != bytes)
+      throw DistributedError(raw->what + ": rank " + std::to_string(src) + " sent " + std::to_string(raw->header) +
+                             " bytes, and this recv's tensor has " + std::to_string(bytes) +
+                             " (the two ranks must agree on every message's numel and dtype)");
+    if (bytes > 0) {
+      try {
+        raw->data_buffer = g.context->createUnboundBuffer(raw->keep.data_ptr(), static_cast<std::size_t>(bytes));
+        raw->data_buffer->recv(src, data_slot(tag));
+        raw->data_buffer->waitRecv(limit);
+      } catch (const gloo::IoException& e) {
+        g.mark_lost_peer();
+        throw DistributedError(raw->what + " failed: " + e.what() + " (did the sending rank exit?)");
+      }
+    }
+    g.record_done(event);
   };
+  g.keep_pending(state);
   return Work(state);
 }
 

@@ -18,7 +18,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <kindling/error.hpp>
@@ -36,7 +38,9 @@ std::string RankOutcome::describe() const {
 std::string LaunchResult::summary() const {
   if (ok()) return "all " + std::to_string(ranks.size()) + " ranks exited with code 0";
   std::string s;
-  if (timed_out)
+  if (stopped)
+    s = "the launcher was stopped (Ctrl-C or SIGTERM)";
+  else if (timed_out)
     s = "the run did not finish within its timeout";
   else
     s = "rank " + std::to_string(first_failure) + " " + ranks[static_cast<std::size_t>(first_failure)].describe() +
@@ -78,37 +82,84 @@ LaunchResult launch(const LaunchOptions& options) {
   LaunchResult result;
   result.ranks.resize(static_cast<std::size_t>(options.nproc));
   std::vector<Child> children(static_cast<std::size_t>(options.nproc));
+  // Everything a rank needs is built here, before fork: between fork and exec a child of a
+  // multi-threaded parent may call only async-signal-safe functions (no allocation, no setenv).
   std::vector<char*> argv;
   for (const std::string& a : options.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  std::string program = options.command.front();
+  if (program.find('/') == std::string::npos)  // execvp's PATH search, done here
+    if (const char* path = std::getenv("PATH")) {
+      std::string dirs = path;
+      for (std::size_t from = 0; from <= dirs.size();) {
+        const auto colon = std::min(dirs.find(':', from), dirs.size());
+        const std::string candidate = (colon > from ? dirs.substr(from, colon - from) : ".") + "/" + program;
+        if (::access(candidate.c_str(), X_OK) == 0) {
+          program = candidate;
+          break;
+        }
+        from = colon + 1;
+      }
+    }
+  std::vector<std::vector<std::string>> envs(static_cast<std::size_t>(options.nproc));
+  std::vector<std::vector<char*>> envps(static_cast<std::size_t>(options.nproc));
+  const std::string cannot_start = "kindling-run: cannot start " + options.command.front() + "\n";
+  for (int r = 0; r < options.nproc; ++r) {
+    std::map<std::string, std::string> vars;
+    for (char** e = environ; *e; ++e) {
+      const std::string kv = *e;
+      const auto eq = kv.find('=');
+      if (eq != std::string::npos) vars[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+    vars["RANK"] = vars["LOCAL_RANK"] = std::to_string(r);
+    vars["WORLD_SIZE"] = vars["LOCAL_WORLD_SIZE"] = std::to_string(options.nproc);
+    vars["GROUP_RANK"] = "0";
+    vars["MASTER_ADDR"] = "127.0.0.1";
+    vars["MASTER_PORT"] = "29500";
+    vars["KINDLING_RDZV_DIR"] = rdzv;
+    for (const auto& [k, v] : options.environment) vars[k] = v;
+    auto& env = envs[static_cast<std::size_t>(r)];
+    for (const auto& [k, v] : vars) env.push_back(k + "=" + v);
+    for (auto& kv : env) envps[static_cast<std::size_t>(r)].push_back(kv.data());
+    envps[static_cast<std::size_t>(r)].push_back(nullptr);
+  }
   std::cout.flush();
   std::cerr.flush();
 
+  // A rank that cannot be started ends the ones already running, and leaves nothing behind.
+  const auto abandon = [&](const std::string& why) {
+    for (Child& c : children) {
+      if (c.pid > 0) {
+        ::kill(c.pid, SIGKILL);
+        ::waitpid(c.pid, nullptr, 0);
+      }
+      if (c.pidfd >= 0) ::close(c.pidfd);
+      if (c.fd >= 0) ::close(c.fd);
+    }
+    std::error_code ignored;
+    std::filesystem::remove_all(rdzv, ignored);
+    throw Error("launch: " + why);
+  };
   for (int r = 0; r < options.nproc; ++r) {
-    RankOutcome& o = result.ranks[static_cast<std::size_t>(r)];
-    o.rank = r;
+    result.ranks[static_cast<std::size_t>(r)].rank = r;
     int fds[2];
-    KINDLING_CHECK(::pipe2(fds, O_CLOEXEC) == 0, "launch: pipe: ", std::strerror(errno));
+    if (::pipe2(fds, O_CLOEXEC) != 0) abandon(std::string("pipe: ") + std::strerror(errno));
     const pid_t pid = ::fork();
-    KINDLING_CHECK(pid >= 0, "launch: fork: ", std::strerror(errno));
+    if (pid < 0) {
+      const std::string why = std::string("fork: ") + std::strerror(errno);
+      ::close(fds[0]);
+      ::close(fds[1]);
+      abandon(why);
+    }
     if (pid == 0) {
-      // The rank: dies with the launcher, writes into its pipe, gets torchrun's variables.
+      // The rank: dies with the launcher, writes into its pipe, runs the program with its
+      // environment. Async-signal-safe calls only.
       ::prctl(PR_SET_PDEATHSIG, SIGKILL);
       if (::getppid() != launcher) ::_exit(1);
       ::dup2(fds[1], 1);
       ::dup2(fds[1], 2);
-      const auto set = [](const char* k, const std::string& v) { ::setenv(k, v.c_str(), 1); };
-      set("RANK", std::to_string(r));
-      set("LOCAL_RANK", std::to_string(r));
-      set("WORLD_SIZE", std::to_string(options.nproc));
-      set("LOCAL_WORLD_SIZE", std::to_string(options.nproc));
-      set("GROUP_RANK", "0");
-      set("MASTER_ADDR", "127.0.0.1");
-      set("MASTER_PORT", "29500");
-      set("KINDLING_RDZV_DIR", rdzv);
-      for (const auto& [k, v] : options.environment) set(k.c_str(), v);
-      ::execvp(argv[0], argv.data());
-      std::fprintf(stderr, "kindling-run: cannot start %s: %s\n", argv[0], std::strerror(errno));
+      ::execve(program.c_str(), argv.data(), envps[static_cast<std::size_t>(r)].data());
+      [[maybe_unused]] const auto written = ::write(2, cannot_start.data(), cannot_start.size());
       ::_exit(127);
     }
     ::close(fds[1]);
@@ -122,9 +173,11 @@ LaunchResult launch(const LaunchOptions& options) {
   const auto start = clock::now();
   bool ending = false;  // the launcher is ending the ranks
   clock::time_point kill_at{};
+  std::function<void(std::size_t)> reap_one;
   const auto end_all = [&](bool because_of_timeout) {
     if (ending) return;
     ending = true;
+    for (std::size_t r = 0; r < children.size(); ++r) reap_one(r);  // those that already exited by themselves
     result.timed_out = because_of_timeout;
     for (std::size_t r = 0; r < children.size(); ++r)
       if (!children[r].reaped) {
@@ -151,8 +204,13 @@ LaunchResult launch(const LaunchOptions& options) {
     Child& c = children[r];
     if (c.reaped) return;
     int status = 0;
-    if (::waitpid(c.pid, &status, WNOHANG) != c.pid) return;
+    const pid_t got = ::waitpid(c.pid, &status, WNOHANG);
+    if (got == 0 || (got < 0 && errno != ECHILD)) return;
     c.reaped = true;
+    if (got < 0) {  // reaped elsewhere (SIGCHLD ignored, or another waiter): its status is lost
+      if (c.pidfd >= 0) ::close(c.pidfd);
+      return;
+    }
     if (c.pidfd >= 0) ::close(c.pidfd);
     RankOutcome& o = result.ranks[r];
     if (WIFSIGNALED(status)) o.signal = WTERMSIG(status);
@@ -160,7 +218,8 @@ LaunchResult launch(const LaunchOptions& options) {
     if (o.ok() || o.ended_by_launcher || result.first_failure >= 0) return;
     // A rank that failed only because a peer did (the group's marker) is not the cause: wait a
     // moment for the rank that failed by itself, which may still be writing its error.
-    if (std::filesystem::exists(std::filesystem::path(rdzv) / ("lost-peer." + std::to_string(r)))) {
+    std::error_code no_such;
+    if (std::filesystem::exists(std::filesystem::path(rdzv) / ("lost-peer." + std::to_string(r)), no_such)) {
       lost_peer.push_back(static_cast<int>(r));
       if (lost_peer.size() == 1) cause_by = clock::now() + options.grace;
       return;
@@ -168,6 +227,7 @@ LaunchResult launch(const LaunchOptions& options) {
     result.first_failure = static_cast<int>(r);
     end_all(false);
   };
+  reap_one = reap;
 
   int patience = 0;  // polls since every rank exited with a pipe still open
   for (;;) {
@@ -232,7 +292,10 @@ LaunchResult launch(const LaunchOptions& options) {
       result.first_failure = lost_peer.front();
       end_all(false);
     }
-    if (!ending && options.stop && options.stop->load()) end_all(false);
+    if (!ending && options.stop && options.stop->load()) {
+      result.stopped = true;
+      end_all(false);
+    }
     if (!ending && options.timeout.count() > 0 && clock::now() - start > options.timeout) end_all(true);
     if (ending && clock::now() > kill_at)
       for (Child& c : children)

@@ -29,7 +29,6 @@ void ring_all_reduce(ProcessGroup& group, const Tensor& tensor) {
   // N - 1 steps, chunk me + 1 holds the sum over every rank.
   for (int s = 0; s < n_ranks - 1; ++s) {
     const int out = chunk(me - s), in = chunk(me - s - 1);
-    if (length(out) == 0 && length(in) == 0) continue;  // more ranks than elements: nothing to move
     const Tensor outgoing = flat.slice(0, begin(out), begin(out) + length(out));
     const Tensor incoming = empty({length(in)});
     Work sent = group.send(outgoing, right, s);
@@ -42,7 +41,6 @@ void ring_all_reduce(ProcessGroup& group, const Tensor& tensor) {
   // All-gather: at step s, send the summed chunk me + 1 - s on, receive chunk me - s in its place.
   for (int s = 0; s < 0; ++s) {
     const int out = chunk(me + 1 - s), in = chunk(me - s);
-    if (length(out) == 0 && length(in) == 0) continue;
     const Tensor outgoing = flat.slice(0, begin(out), begin(out) + length(out));
     const Tensor incoming = flat.slice(0, begin(in), begin(in) + length(in));
     Work sent = group.send(outgoing, right, n_ranks + s);

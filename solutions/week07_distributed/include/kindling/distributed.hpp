@@ -52,10 +52,15 @@ std::string to_string(ReduceOp op);
 class Work {
  public:
   Work() = default;
-  /// Waits until the operation is done; throws DistributedError if it failed or did not finish
-  /// within `timeout` (the group's when zero). A second wait returns at once.
+  /// Waits until the operation is done, and throws its DistributedError if it failed. A
+  /// collective without a `timeout` waits as long as the group's worker takes (each of Gloo's
+  /// steps has the group's timeout); with one, it throws when the operation has not finished by
+  /// then (and stays in flight). A send or recv always waits with the group's timeout: a shorter
+  /// one is refused, because Gloo closes every connection of the group when such a wait runs out.
+  /// Once the operation has finished, wait() returns (or throws) at once.
   void wait(std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
-  /// Whether it has finished (successfully or not), without waiting.
+  /// Whether it has finished (successfully or not), without waiting. A send or recv finishes in
+  /// its wait() (or when the group goes), never by itself.
   bool is_completed() const;
 
   /// The operation's state, shared with the group that runs it.
@@ -98,7 +103,9 @@ struct Options {
 /// rank where the operation says so.
 class ProcessGroup {
  public:
-  /// Joins the group: waits (up to the timeout) until every rank has arrived, then connects.
+  /// Joins the group (and sets SIGPIPE to be ignored, as Python does, so that a peer's death is
+  /// an error here and not the end of this process): waits until every rank has arrived (Gloo's store waits up to 30 s
+  /// for the others' addresses, then each connection has the group's timeout), then connects.
   explicit ProcessGroup(const Options& options);
   /// ProcessGroup(Options::from_environment()).
   static ProcessGroup from_environment();
@@ -115,20 +122,21 @@ class ProcessGroup {
   std::chrono::milliseconds timeout() const;  ///< the group's limit for every wait
 
   /// Every rank's `tensor` becomes op over the ranks' tensors, in place.
-  Work all_reduce_async(const Tensor& tensor, ReduceOp op = ReduceOp::Sum);
+  [[nodiscard]] Work all_reduce_async(const Tensor& tensor, ReduceOp op = ReduceOp::Sum);
   /// all_reduce_async, waited for.
   void all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) { all_reduce_async(tensor, op).wait(); }
   /// Every rank's `tensor` becomes `root`'s.
-  Work broadcast_async(const Tensor& tensor, int root = 0);
+  [[nodiscard]] Work broadcast_async(const Tensor& tensor, int root = 0);
   /// broadcast_async, waited for.
   void broadcast(const Tensor& tensor, int root = 0) { broadcast_async(tensor, root).wait(); }
   /// outputs[r] becomes rank r's `input` (outputs: size() tensors of input's shape and dtype).
-  Work all_gather_async(const std::vector<Tensor>& outputs, const Tensor& input);
+  [[nodiscard]] Work all_gather_async(const std::vector<Tensor>& outputs, const Tensor& input);
   /// all_gather_async, waited for.
   void all_gather(const std::vector<Tensor>& outputs, const Tensor& input) { all_gather_async(outputs, input).wait(); }
   /// `output` becomes op over the ranks' inputs[rank()] (inputs: size() tensors of output's
   /// shape and dtype).
-  Work reduce_scatter_async(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::Sum);
+  [[nodiscard]] Work reduce_scatter_async(const Tensor& output, const std::vector<Tensor>& inputs,
+                                          ReduceOp op = ReduceOp::Sum);
   /// reduce_scatter_async, waited for.
   void reduce_scatter(const Tensor& output, const std::vector<Tensor>& inputs, ReduceOp op = ReduceOp::Sum) {
     reduce_scatter_async(output, inputs, op).wait();
@@ -137,10 +145,12 @@ class ProcessGroup {
   void barrier();
 
   /// Sends `tensor` to rank `dst`; `tag` tells messages between the same two ranks apart (the
-  /// receiver's must match). The tensor must not change until the Work is done.
-  Work send(const Tensor& tensor, int dst, int tag = 0);
-  /// Receives into `tensor` (of the sender's numel and dtype) from rank `src` with `tag`.
-  Work recv(const Tensor& tensor, int src, int tag = 0);
+  /// receiver's must match). The tensor must not change until the Work is done. A Work dropped
+  /// without a wait is waited for when the group goes (its buffer must outlive Gloo's use of it).
+  [[nodiscard]] Work send(const Tensor& tensor, int dst, int tag = 0);
+  /// Receives into `tensor` from rank `src` with `tag`: a DistributedError naming both sizes when
+  /// the sender's message has another number of bytes (each message's size travels ahead of it).
+  [[nodiscard]] Work recv(const Tensor& tensor, int src, int tag = 0);
   /// Bytes this rank has sent with send() since the group was made (the ring's cost).
   std::int64_t bytes_sent() const;
   /// While on, every send and recv is recorded with its times (the lecture's timelines); turning

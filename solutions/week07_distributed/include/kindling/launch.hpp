@@ -8,8 +8,9 @@
 /// period) and the result names the first rank that failed. A rank whose process group left word
 /// that it failed only because a peer did (lost_peer_marker: a closed connection, a timeout) is
 /// not taken for the cause while another rank may still fail by itself within the grace period,
-/// as torchrun names the root cause from its error files. No process outlives the launcher: each
-/// rank is killed by the kernel if the launcher dies (PR_SET_PDEATHSIG).
+/// as torchrun names the root cause from its error files. No rank outlives the launcher: each is
+/// killed by the kernel if the launcher dies (PR_SET_PDEATHSIG); a process a rank starts itself
+/// is that rank's to end.
 
 #include <atomic>
 #include <chrono>
@@ -49,8 +50,14 @@ struct LaunchResult {
   std::vector<RankOutcome> ranks;  ///< by rank
   int first_failure = -1;          ///< the rank that failed first, or -1
   bool timed_out = false;          ///< the run's timeout ended it
-  /// Every rank exited with status 0.
-  bool ok() const { return first_failure < 0 && !timed_out; }
+  bool stopped = false;            ///< LaunchOptions::stop ended it
+  /// Every rank exited with status 0, by itself.
+  bool ok() const {
+    if (first_failure >= 0 || timed_out || stopped) return false;
+    for (const RankOutcome& r : ranks)
+      if (!r.ok()) return false;
+    return true;
+  }
   /// "rank 2 exited with code 1 first; the launcher ended ranks 0, 1 and 3" or "all 4 ranks ...".
   std::string summary() const;
 };
