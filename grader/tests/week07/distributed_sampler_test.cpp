@@ -86,7 +86,8 @@ TEST(week07_distributed_sampler, TheEpochChangesTheOrderAndEveryRankAgreesOnIt) 
   EXPECT_NE(a.indices(), first) << "set_epoch(1) must draw another order (seed + epoch)";
 }
 
-TEST(week07_distributed_sampler, ARankOutsideTheGroupIsRefusedAsByPyTorch) {
+// The constructor is given (week 4's checks): an engine test, not the task's.
+TEST(EngineDistributedSampler, ARankOutsideTheGroupIsRefusedAsByPyTorch) {
   expect_error_json([] { DistributedSampler(5, 2, 2); }, oracle_json("rank_too_big"));
   expect_error_json([] { DistributedSampler(5, 2, -1); }, oracle_json("rank_negative"));
 }

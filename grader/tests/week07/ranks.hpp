@@ -58,7 +58,7 @@ inline std::string failures_of(const std::string& output) {
 /// ranks and returns how they ended.
 inline std::optional<distributed::LaunchResult> ranks(int n,
                                                       const std::function<void(distributed::ProcessGroup&)>& body,
-                                                      std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+                                                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
   const int call = next_ranks_call();
   if (is_rank()) {
     if (std::to_string(call) != std::getenv("KINDLING_TEST_RANK")) return std::nullopt;  // another call's
@@ -79,7 +79,7 @@ inline std::optional<distributed::LaunchResult> ranks(int n,
 
 /// ranks(), expecting every rank to pass: a failing rank's own messages become this test's.
 inline void run_ranks(int n, const std::function<void(distributed::ProcessGroup&)>& body,
-                      std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
   const auto result = ranks(n, body, timeout);
   if (!result || result->ok()) return;
   // The rank that failed first, with its own messages; then the others that failed by themselves;
