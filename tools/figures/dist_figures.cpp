@@ -76,7 +76,6 @@ std::string ring_svg(const std::filesystem::path& csv, int nproc, const std::str
   std::ifstream in(csv);
   std::string line;
   std::vector<draw::Bar> bars;
-  double origin = -1;
   std::vector<std::vector<std::string>> rows;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#' || line.rfind("rank,", 0) == 0) continue;
@@ -102,7 +101,6 @@ std::string ring_svg(const std::filesystem::path& csv, int nproc, const std::str
     bars.push_back({rank_word + " " + std::to_string(r), std::stod(f[1]) - base, std::stod(f[2]) - base,
                     (gather ? ag : rs) + std::to_string(step + 1), gather ? 1 : 0});
   }
-  (void)origin;
   return draw::timeline_svg(title, bars, "ms");
 }
 

@@ -284,10 +284,10 @@ struct ProcessGroup::Impl {
     state->timeout = options.timeout;
     signature.insert(signature.begin(), {seq, static_cast<std::int64_t>(kind)});
     signature.resize(6, 0);
-    auto job = [this, state, kind, signature = std::move(signature), body = std::move(body)] {
+    auto job = [this, state, signature = std::move(signature), body = std::move(body)] {
       std::exception_ptr error;
       try {
-        if (options.check_collectives) check_same_everywhere(kind, signature);
+        if (options.check_collectives) check_same_everywhere(signature);
         body();
       } catch (const DistributedError&) {
         error = std::current_exception();
@@ -335,7 +335,7 @@ struct ProcessGroup::Impl {
   }
 
   // Every rank's (sequence, kind, numel, dtype, root or op, ...) must be this rank's.
-  void check_same_everywhere(Kind kind, const std::vector<std::int64_t>& mine) {
+  void check_same_everywhere(const std::vector<std::int64_t>& mine) {
     const int n = options.world_size;
     std::vector<std::int64_t> all(static_cast<std::size_t>(6 * n));
     gloo::AllgatherOptions opts(context);
@@ -360,7 +360,6 @@ struct ProcessGroup::Impl {
                              describe(mine.data()) + ", rank " + std::to_string(r) + " called " + describe(theirs) +
                              " (every rank must call the same collectives in the same order)");
     }
-    (void)kind;
   }
 };
 

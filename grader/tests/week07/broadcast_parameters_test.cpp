@@ -60,6 +60,7 @@ TEST(week07_broadcast_parameters, EveryRankEndsWithRankZerosWeightsAndBuffers) {
 
 TEST(week07_broadcast_parameters, AnotherRootIsHonoured) {
   run_ranks(3, [](ProcessGroup& g) { expect_root_everywhere(g, 2); });
+  run_ranks(4, [](ProcessGroup& g) { expect_root_everywhere(g, 3); });
 }
 
 TEST(week07_broadcast_parameters, ARequiresGradParameterStaysALeafThatRequiresGrad) {
