@@ -111,9 +111,14 @@ TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
       copy.copy_(grad);
       meta.grad = copy;
     }
-    return {};
+  } else {
+    accumulate_grad(meta, std::move(grad));
   }
-  accumulate_grad(meta, std::move(grad));
+  if (meta.post_accumulate_hooks) {
+    // A copy of the list: a hook may remove itself (or register another) while it runs.
+    const auto hooks = meta.post_accumulate_hooks->hooks;
+    for (const auto& entry : hooks) entry.second(leaf);
+  }
   return {};
 }
 
@@ -439,6 +444,20 @@ autograd::HookHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> 
   autograd::HookHandle handle = autograd::add_hook(meta.hooks, std::move(hook));
   if (auto fn = grad_fn_of(*this)) fn->tensor_hooks = meta.hooks;
   return handle;
+}
+
+autograd::HookHandle Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+  KINDLING_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
+  KINDLING_CHECK(is_leaf(), "post accumulate grad hooks cannot be registered on non-leaf tensors");
+  AutogradMeta& meta = meta_of(*this);
+  if (!meta.post_accumulate_hooks) meta.post_accumulate_hooks = std::make_shared<autograd::HookList>();
+  autograd::HookList& list = *meta.post_accumulate_hooks;
+  const int id = list.next_id++;
+  list.hooks.emplace_back(id, [hook = std::move(hook)](const Tensor& leaf) {
+    hook(leaf);
+    return Tensor();
+  });
+  return autograd::HookHandle(meta.post_accumulate_hooks, id);
 }
 
 }  // namespace kindling

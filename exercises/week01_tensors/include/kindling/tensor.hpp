@@ -387,6 +387,10 @@ class Tensor {
   /// Calls `hook(grad)` when this tensor's gradient is computed; a defined return
   /// value replaces the gradient. The handle's remove() unregisters it.
   autograd::HookHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// Calls `hook(*this)` each time backward has accumulated into this leaf's `.grad` (PyTorch
+  /// 2.1's register_post_accumulate_grad_hook; 1.13's DDP puts the same hook on the leaf's
+  /// AccumulateGrad node). Leaves that require grad only. The handle's remove() unregisters it.
+  autograd::HookHandle register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
 
  private:
   [[noreturn]] static void throw_undefined();

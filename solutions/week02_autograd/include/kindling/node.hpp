@@ -253,7 +253,9 @@ struct AutogradMeta {
   std::shared_ptr<autograd::Node> grad_fn;         ///< producer (null for leaves)
   std::weak_ptr<autograd::Node> grad_accumulator;  ///< a leaf's AccumulateGrad, while a graph uses it
   std::shared_ptr<autograd::HookList> hooks;       ///< this tensor's hooks
-  std::uint32_t attr_version = 0;                  ///< a view's version when its grad_fn was set
+  /// A leaf's hooks that run after its `.grad` was accumulated (their results are ignored).
+  std::shared_ptr<autograd::HookList> post_accumulate_hooks;
+  std::uint32_t attr_version = 0;  ///< a view's version when its grad_fn was set
 };
 
 }  // namespace kindling
