@@ -5,7 +5,8 @@
 // where it is installed); the test kit.figures draws them again into a temporary folder and fails
 // when one differs from the file committed, so a figure cannot drift from what the engine draws now.
 // `kindling-figures --record-loader DATA` measures week 4's two loader runs again, and
-// `kindling-figures --record-ring DATA` week 7's ring all-reduce on 2 and 4 ranks.
+// `kindling-figures --record-ring DATA` week 7's ring all-reduce on 2 and 4 ranks, `--record-allreduce DATA`
+// the ring against Gloo's all-reduce, `--record-ddp DATA` DDP's step and its overlap with backward.
 
 #include <chrono>
 #include <filesystem>
@@ -159,6 +160,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (argc == 3 && std::string(argv[1]) == "--ring-rank") return figures::ring_rank_main(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--record-allreduce") {  // week 7: the ring against Gloo's
+    figures::record_allreduce(argv[2], "/proc/self/exe");
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--allreduce-rank") return figures::allreduce_rank_main(argv[2]);
+  if (argc == 3 && std::string(argv[1]) == "--record-ddp") {  // week 7: DDP's step and overlap
+    figures::record_ddp(argv[2], "/proc/self/exe");
+    return 0;
+  }
+  if (argc == 3 && std::string(argv[1]) == "--ddp-rank") return figures::ddp_rank_main(argv[2]);
   if (argc != 3) {
     std::cerr << "usage: kindling-figures DIR DATA\n";
     return 2;
@@ -300,5 +311,15 @@ int main(int argc, char** argv) {
                                 "reduce-scatter(rs) 다음 all-gather(ag)",
                             "랭크", "rs", "ag"));
   }
+  // Week 7: one DDP backward per rank, its buckets' all-reduces under it (kindling-figures --record-ddp DATA).
+  write(dir, "week07-ddp-overlap.svg",
+        figures::ddp_svg(data / "week07-ddp.csv",
+                         "DistributedDataParallel on 2 ranks, 4 MiB buckets: each bucket's all-reduce (b0 first) "
+                         "against backward",
+                         "rank", "backward", "wait"));
+  write(dir, "week07-ddp-overlap-ko.svg",
+        figures::ddp_svg(data / "week07-ddp.csv",
+                         "랭크 2개의 DistributedDataParallel, 4 MiB 버킷: 버킷마다의 all-reduce(b0가 먼저)와 backward",
+                         "랭크", "backward", "대기"));
   return 0;
 }

@@ -287,7 +287,8 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
     // Week 7's headers are found only by the programs that link kindling_distributed.
     << "#if __has_include(<kindling/distributed.hpp>)\n#include <cstdlib>\n#include <filesystem>\n"
     << "#include <kindling/distributed.hpp>\n#include <kindling/distributed_sampler.hpp>\n"
-    << "#include <kindling/launch.hpp>\n#include <kindling/ring.hpp>\n#endif\n\n"
+    << "#include <kindling/ddp.hpp>\n#include <kindling/dist_checkpoint.hpp>\n#include <kindling/launch.hpp>\n"
+    << "#include <kindling/ring.hpp>\n#include <kindling/zero.hpp>\n#endif\n\n"
     << "namespace {\n";
   for (std::size_t n = 0; n < samples.size(); ++n) {
     p << "void sample_" << n << "() {\n  using namespace kindling;\n#line " << samples[n].line << " \"" << md_path

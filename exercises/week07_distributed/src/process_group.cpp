@@ -53,7 +53,8 @@ struct Work::State {
   std::mutex m;
   std::condition_variable cv;
   bool done = false;
-  bool running = false;  // point-to-point: a thread is in `waiter`
+  std::chrono::steady_clock::time_point started, finished;  // a collective's run on the worker
+  bool running = false;                                     // point-to-point: a thread is in `waiter`
   std::exception_ptr error;
   // Point-to-point: the wait itself (Gloo's unbound buffers wait on the caller's thread), and
   // what it waits on. The tensor is declared before the buffers, so that the buffers go first.
@@ -67,6 +68,7 @@ struct Work::State {
     {
       std::lock_guard lock(m);
       done = true;
+      finished = std::chrono::steady_clock::now();
       error = std::move(e);
     }
     cv.notify_all();
@@ -120,6 +122,14 @@ bool Work::is_completed() const {
   if (!state_) return false;
   std::lock_guard lock(state_->m);
   return state_->done;
+}
+
+std::optional<std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>> Work::interval()
+    const {
+  if (!state_ || state_->p2p) return std::nullopt;
+  std::lock_guard lock(state_->m);
+  if (!state_->done) return std::nullopt;
+  return std::make_pair(state_->started, state_->finished);
 }
 
 // ---- Options -----------------------------------------------------------------------------------
@@ -286,6 +296,10 @@ struct ProcessGroup::Impl {
     signature.resize(6, 0);
     auto job = [this, state, signature = std::move(signature), body = std::move(body)] {
       std::exception_ptr error;
+      {
+        std::lock_guard lock(state->m);
+        state->started = std::chrono::steady_clock::now();
+      }
       try {
         if (options.check_collectives) check_same_everywhere(signature);
         body();

@@ -22,7 +22,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <kindling/error.hpp>
@@ -62,6 +64,10 @@ class Work {
   /// Whether it has finished (successfully or not), without waiting. A send or recv finishes in
   /// its wait() (or when the group goes), never by itself.
   bool is_completed() const;
+  /// When the group's worker began and ended this collective (the timelines of DDP's overlap);
+  /// nothing until it has finished, and never for a send or recv.
+  std::optional<std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>> interval()
+      const;
 
   /// The operation's state, shared with the group that runs it.
   struct State;
