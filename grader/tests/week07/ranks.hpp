@@ -56,14 +56,19 @@ inline std::string failures_of(const std::string& output) {
 /// Runs body as every rank of an n-rank group; `timeout` is the group's (every collective's).
 /// In a rank: joins the group, runs body and returns nothing. In the test program: starts the
 /// ranks and returns how they ended.
+/// With `closing_barrier`, a rank whose body returned waits at a barrier for the others before it
+/// leaves: a rank that finished first must not close its connections while another is still
+/// connecting (under load, that rank's rendezvous would fail with "Connection closed by peer").
 inline std::optional<distributed::LaunchResult> ranks(int n,
                                                       const std::function<void(distributed::ProcessGroup&)>& body,
-                                                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+                                                      std::chrono::milliseconds timeout = std::chrono::seconds(5),
+                                                      bool closing_barrier = false) {
   const int call = next_ranks_call();
   if (is_rank()) {
     if (std::to_string(call) != std::getenv("KINDLING_TEST_RANK")) return std::nullopt;  // another call's
     distributed::ProcessGroup group = distributed::ProcessGroup::from_environment();
     body(group);
+    if (closing_barrier) group.barrier();
     return std::nullopt;
   }
   const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -77,10 +82,11 @@ inline std::optional<distributed::LaunchResult> ranks(int n,
   return distributed::launch(options);
 }
 
-/// ranks(), expecting every rank to pass: a failing rank's own messages become this test's.
+/// ranks(), expecting every rank to pass (with the closing barrier): a failing rank's own messages
+/// become this test's.
 inline void run_ranks(int n, const std::function<void(distributed::ProcessGroup&)>& body,
                       std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-  const auto result = ranks(n, body, timeout);
+  const auto result = ranks(n, body, timeout, /*closing_barrier=*/true);
   if (!result || result->ok()) return;
   // The rank that failed first, with its own messages; then the others that failed by themselves;
   // the ranks the launcher ended only by number.

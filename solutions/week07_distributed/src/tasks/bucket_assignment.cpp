@@ -61,7 +61,7 @@ BucketAssignment compute_bucket_assignment_by_size(const std::vector<Tensor>& te
       out.buckets.push_back(std::move(o.indices));
       out.size_limits.push_back(bucket_size_limits[o.limit]);
     }
-
+  if (!tensor_indices.empty()) return out;
   // Without indices: by the smallest index each bucket holds (the buckets are disjoint: no ties).
   std::vector<std::size_t> order(out.buckets.size());
   for (std::size_t k = 0; k < order.size(); ++k) order[k] = k;
