@@ -94,9 +94,9 @@ struct BackwardTimeline {
   double backward_done_ms = 0;
   /// When finalize() had waited for every all-reduce and written the mean gradients.
   double reduced_ms = 0;
-  /// When each bucket's all-reduce began and ended on the group's worker, and when its last
-  /// gradient arrived, from the end of forward (bucket order).
-  std::vector<double> ready_ms, comm_begin_ms, comm_end_ms;
+  std::vector<double> ready_ms;       ///< when each bucket's last gradient arrived (bucket order)
+  std::vector<double> comm_begin_ms;  ///< when each bucket's all-reduce began on the group's worker
+  std::vector<double> comm_end_ms;    ///< when each bucket's all-reduce ended
   /// The share of the all-reduce time that ran while backward was still computing, in [0, 1].
   double hidden_fraction() const;
 };
