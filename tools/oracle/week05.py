@@ -624,6 +624,50 @@ cases["optimizer_state_errors"] = {
 cases["python_checkpoint"] = {"weight": values(ck_model.weight), "bias": values(ck_model.bias),
                               "param_groups": sd["param_groups"]}
 
+# Quantised tensors (week05.quantize): torch.quantize_per_tensor's integers and dequantize()'s
+# floats for random and chosen inputs (ties at .5, values past the range, NaN, infinities, a value
+# too large for int64), and the exact integer products of a Linear layer. Its own generator, so
+# that the cases above keep their values.
+qg = torch.Generator()
+qg.manual_seed(69)
+special = torch.tensor([0.05, 0.15, 0.25, 0.35, -0.05, -0.15, 0.125, 0.375, -0.375, 1e20, -1e20, 3e9, -3e9,
+                        float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 12.75, -12.85])
+QD = {"quint8": torch.quint8, "qint8": torch.qint8, "qint32": torch.qint32}
+quantize = []
+for k, (scale, zp, dt) in enumerate([(0.1, 10, "quint8"), (0.1, 0, "qint8"), (0.25, -3, "qint8"), (0.0371, 37, "quint8"),
+                                     (0.0371, -5, "qint8"), (0.0371, 1234, "qint32"), (1e-3, 128, "quint8"),
+                                     (2.5, 255, "quint8"), (0.2, -128, "qint8"), (0.05, 0, "qint32")]):
+    x = torch.cat([special, torch.randn(77, generator=qg) * (3 if k % 2 else 12)]).reshape(97)
+    if k == 3:
+        x = x[:96].reshape(8, 12)
+    q = torch.quantize_per_tensor(x, scale, zp, QD[dt])
+    quantize.append({"x": values(x), "scale": scale, "zero_point": zp, "dtype": dt,
+                     "int_repr": q.int_repr().reshape(-1).tolist(), "dequantized": values(q.dequantize())})
+cases["quantize"] = quantize
+cases["quantize_errors"] = {
+    "above": error(lambda: torch.quantize_per_tensor(torch.ones(3), 0.1, 300, torch.quint8)),
+    "below": error(lambda: torch.quantize_per_tensor(torch.ones(3), 0.1, -1, torch.quint8)),
+    "qint8_above": error(lambda: torch.quantize_per_tensor(torch.ones(3), 0.1, 128, torch.qint8)),
+    "double": error(lambda: torch.quantize_per_tensor(torch.ones(3, dtype=torch.float64), 0.1, 0, torch.quint8)),
+}
+int_matmul = []
+for (m, n, kk, sa, za, da, sb, zb, db) in [(6, 5, 300, 0.02, 130, "quint8", 0.001, 3, "qint8"),
+                                           (3, 4, 7, 0.1, 0, "qint8", 0.1, 0, "qint8"),
+                                           (2, 3, 2000, 1e-4, 0, "quint8", 1e-4, -128, "qint8")]:
+    a = torch.quantize_per_tensor(torch.randn(m, kk, generator=qg) * 2, sa, za, QD[da])
+    b = torch.quantize_per_tensor(torch.randn(n, kk, generator=qg) * 0.1, sb, zb, QD[db])
+    ai = a.int_repr().to(torch.int64)
+    bi = b.int_repr().to(torch.int64)
+    if kk == 2000:  # the largest products: every sum near 2000 x 255 x 255
+        ai = torch.full((m, kk), 255, dtype=torch.int64) - torch.arange(m).reshape(m, 1)
+        bi = torch.full((n, kk), 127, dtype=torch.int64) - torch.arange(n).reshape(n, 1)
+    product = (ai - za) @ (bi - zb).T
+    assert product.abs().max() < 2**31
+    int_matmul.append({"a": ai.reshape(-1).tolist(), "a_shape": [m, kk], "a_scale": sa, "a_zero_point": za, "a_dtype": da,
+                       "b": bi.reshape(-1).tolist(), "b_shape": [n, kk], "b_scale": sb, "b_zero_point": zb, "b_dtype": db,
+                       "product": product.reshape(-1).tolist()})
+cases["int_matmul"] = int_matmul
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)
