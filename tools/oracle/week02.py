@@ -497,6 +497,30 @@ def custom_saved_then_modified():
 
 cases["custom_saved_modified"] = error(custom_saved_then_modified)
 
+# week02.custom_function: fake quantisation (torch.fake_quantize_per_tensor_affine), its values and
+# its straight-through gradient, for inputs with ties at .5, values past the range and random ones.
+fq_gen = torch.Generator()
+fq_gen.manual_seed(30)
+fake_quantize = []
+for scale, zp, qmin, qmax in [(0.1, 3, 0, 20), (0.05, 0, -128, 127), (0.0371, 128, 0, 255), (1.0, 0, -8, 7),
+                              (0.25, -2, -4, 3)]:
+    # The last five round one way after x * (1 / scale) in float32 and the other after x / scale.
+    special = torch.tensor([0.05, 0.15, 0.25, 0.35, -0.05, -0.35, 2.0, -3.0, 0.0, 100.0, -100.0, 1.5, -1.5,
+                            1.5499999523162842, -6.074999809265137, -5.574999809265137, -4.618949890136719,
+                            -4.581849575042725])
+    x = torch.cat([special, torch.randn(40, generator=fq_gen) * 2]).requires_grad_()
+    y = torch.fake_quantize_per_tensor_affine(x, scale, zp, qmin, qmax)
+    g = torch.cos(0.7 * torch.arange(x.numel(), dtype=torch.float32))
+    y.backward(g)
+    fake_quantize.append({"scale": scale, "zero_point": zp, "quant_min": qmin, "quant_max": qmax,
+                          "x": values(x.detach()), "y": values(y.detach()), "gout": values(g),
+                          "grad": values(x.grad)})
+cases["fake_quantize"] = fake_quantize
+cases["fake_quantize_errors"] = {
+    "min_above_max": error(lambda: torch.fake_quantize_per_tensor_affine(torch.ones(3), 0.1, 3, 20, 0)),
+    "zero_point_outside": error(lambda: torch.fake_quantize_per_tensor_affine(torch.ones(3), 0.1, 30, 0, 20)),
+}
+
 with open(OUT, "w") as f:
     json.dump({"torch": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True)
 print("wrote", len(cases), "cases to", os.path.normpath(OUT))

@@ -1,0 +1,32 @@
+// Task week02.custom_function. The doc comment above each function is its contract; your code goes
+// between BEGIN and END. Hints, one at a time: `./grade hint week02.custom_function`.
+
+#include <cstdint>
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/fake_quantize.hpp>
+#include <kindling/ops.hpp>
+
+namespace kindling::autograd {
+
+/// FakeQuantize's forward, recording off (custom functions' forward always runs so): returns
+/// (clamp(round(x x (1 / scale)) + zero_point, quant_min, quant_max) - zero_point) x scale, the
+/// reciprocal taken in float32 and every step in x's float32, round to nearest with ties to even;
+/// and keeps for backward, with save_for_backward, what it needs to know which elements were inside
+/// [quant_min, quant_max] before the clamp (fake_quantize.hpp has the whole contract).
+Tensor FakeQuantize::forward(AutogradContext* ctx, Tensor x, double scale, std::int64_t zero_point,
+                             std::int64_t quant_min, std::int64_t quant_max) {
+  // BEGIN TASK week02.custom_function (replace the stub below with your code)
+  KINDLING_TODO("week02.custom_function");
+  // END TASK
+}
+
+/// The straight-through gradient: grad_outputs[0] where the element was inside the range, 0 where it
+/// was clamped; then one undefined tensor for each of the four other arguments.
+TensorList FakeQuantize::backward(AutogradContext* ctx, TensorList grad_outputs) {
+  // BEGIN TASK week02.custom_function (replace the stub below with your code)
+  KINDLING_TODO("week02.custom_function");
+  // END TASK
+}
+
+}  // namespace kindling::autograd
