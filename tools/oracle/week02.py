@@ -507,7 +507,9 @@ for scale, zp, qmin, qmax in [(0.1, 3, 0, 20), (0.05, 0, -128, 127), (0.0371, 12
     # The last five round one way after x * (1 / scale) in float32 and the other after x / scale.
     special = torch.tensor([0.05, 0.15, 0.25, 0.35, -0.05, -0.35, 2.0, -3.0, 0.0, 100.0, -100.0, 1.5, -1.5,
                             1.5499999523162842, -6.074999809265137, -5.574999809265137, -4.618949890136719,
-                            -4.581849575042725])
+                            -4.581849575042725,
+                            # inside the range once rounded, outside before: the mask is the rounded value's
+                            1.72, -0.33])
     x = torch.cat([special, torch.randn(40, generator=fq_gen) * 2]).requires_grad_()
     y = torch.fake_quantize_per_tensor_affine(x, scale, zp, qmin, qmax)
     g = torch.cos(0.7 * torch.arange(x.numel(), dtype=torch.float32))

@@ -634,13 +634,16 @@ special = torch.tensor([0.05, 0.15, 0.25, 0.35, -0.05, -0.15, 0.125, 0.375, -0.3
                         float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 12.75, -12.85,
                         # these round one way after v * (1 / scale) in float32 and the other after v / scale
                         1.5499999523162842, 1.9499999284744263, -12.149999618530273, -1.3170498609542847,
-                        -4.396349906921387, 3.0999999046325684])
+                        -4.396349906921387, 3.0999999046325684,
+                        # past 2^24 the zero point's float32 addition rounds (qint32 with an odd zero point)
+                        16777216.0, -16777216.0, 33554436.0])
 QD = {"quint8": torch.quint8, "qint8": torch.qint8, "qint32": torch.qint32}
 quantize = []
 for k, (scale, zp, dt) in enumerate([(0.1, 10, "quint8"), (0.1, 0, "qint8"), (0.25, -3, "qint8"), (0.0371, 37, "quint8"),
                                      (0.0371, -5, "qint8"), (0.0371, 1234, "qint32"), (1e-3, 128, "quint8"),
-                                     (2.5, 255, "quint8"), (0.2, -128, "qint8"), (0.05, 0, "qint32")]):
-    x = torch.cat([special, torch.randn(77, generator=qg) * (3 if k % 2 else 12)]).reshape(103)
+                                     (2.5, 255, "quint8"), (0.2, -128, "qint8"), (0.05, 0, "qint32"),
+                                     (1.0, 1, "qint32")]):
+    x = torch.cat([special, torch.randn(77, generator=qg) * (3 if k % 2 else 12)]).reshape(106)
     if k == 3:
         x = x[:96].reshape(8, 12)
     q = torch.quantize_per_tensor(x, scale, zp, QD[dt])

@@ -3,8 +3,10 @@
 // backward, in bucket order; a parameter without a gradient is PyTorch's error at the next forward.
 
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <kindling/data.hpp>
@@ -112,6 +114,29 @@ TEST(week07_ddp_hooks, ABucketStartsItsAllReduceWhileBackwardGoesOn) {
       EXPECT_EQ(count_then, static_cast<std::int64_t>(step * ddp.buckets().size() + ddp.buckets().size() - 1));
       EXPECT_EQ(ddp.all_reduces_launched(), static_cast<std::int64_t>((step + 1) * ddp.buckets().size()))
           << "each backward launches each bucket's all-reduce once";
+    }
+    probe.remove();
+  });
+}
+
+TEST(week07_ddp_hooks, ALateRankDoesNotHoldUpTheOthersBackward) {
+  run_ranks(2, [](ProcessGroup& g) {
+    manual_seed(1);
+    nn::Sequential m(nn::Linear(6, 16, false), nn::Tanh(), nn::Linear(16, 8), nn::Tanh(), nn::Linear(8, 3));
+    // Rank 1 is 300 ms late with its first gradient (the last layer's bias), so no all-reduce can
+    // finish before then. A reducer that launches and goes on lets rank 0's backward end at once and
+    // waits in finalize; one that waits for each all-reduce as it launches it holds rank 0's
+    // backward for the whole 300 ms, and communication overlaps nothing.
+    auto probe = m.parameters().back().register_post_accumulate_grad_hook([&](const Tensor&) {
+      if (g.rank() == 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    });
+    DistributedDataParallel ddp(g, m, small_buckets());
+    ddp(share(ddp_inputs(8, 0), g.rank(), 2)).pow(2).sum().backward();
+    if (g.rank() == 0) {
+      const auto& t = ddp.last_timeline();
+      EXPECT_LT(t.backward_done_ms, 150) << "rank 0's backward waited for rank 1: the all-reduces must be "
+                                            "launched without waiting, and waited for in finalize";
+      EXPECT_GE(t.reduced_ms, 250) << "finalize returned before rank 1 had taken part";
     }
     probe.remove();
   });

@@ -67,6 +67,10 @@ inline std::optional<distributed::LaunchResult> ranks(int n,
   if (is_rank()) {
     if (std::to_string(call) != std::getenv("KINDLING_TEST_RANK")) return std::nullopt;  // another call's
     distributed::ProcessGroup group = distributed::ProcessGroup::from_environment();
+    // Every rank has connected before any runs the body: a rank whose body fails at once (a stub
+    // that is not implemented yet) must not close its connections while another is still in the
+    // rendezvous, which would make that one fail with "Connection closed by peer" instead.
+    group.barrier();
     body(group);
     if (closing_barrier) group.barrier();
     return std::nullopt;

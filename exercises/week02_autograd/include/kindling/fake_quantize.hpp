@@ -18,9 +18,10 @@ namespace kindling::autograd {
 /// computed as PyTorch computes it (the reciprocal and the product in float32, rounding to nearest
 /// with ties to even); backward: the incoming gradient where quant_min <= round(x x (1 / scale)) +
 /// zero_point <= quant_max, and 0 where the value was clamped. The result's grad_fn is the custom
-/// function's node (FakeQuantize). PyTorch's errors: quant_min above quant_max ("`quant_min` should
-/// be less than or equal to `quant_max`."), a zero point outside them ("`zero_point` must be between
-/// `quant_min` and `quant_max`."); and the kit's for `x` not float32.
+/// function's node (FakeQuantize). PyTorch's errors, word for word (the first with the run of
+/// spaces PyTorch's source puts in it): quant_min above quant_max ("`quant_min` should be less than
+/// or equal to `quant_max`."), a zero point outside them ("`zero_point` must be between `quant_min`
+/// and `quant_max`."); and the kit's for `x` not float32.
 Tensor fake_quantize_per_tensor_affine(const Tensor& x, double scale, std::int64_t zero_point, std::int64_t quant_min,
                                        std::int64_t quant_max);
 

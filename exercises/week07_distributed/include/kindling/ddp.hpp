@@ -166,8 +166,9 @@ class DistributedDataParallel {
   void prepare_for_backward();
   /// Called by parameter `index`'s hook once backward has accumulated its `.grad`, while armed:
   /// marks it, copies its `.grad` divided by the world size into its place in its bucket, and
-  /// launches the all-reduces of the buckets that are complete, in bucket order; after the last
-  /// bucket, finalize().
+  /// launches (without waiting) the all-reduces of the buckets that are complete, in bucket order,
+  /// setting their `work` and `launched` and counting them in all_reduces_launched(); after the
+  /// last bucket, finalize().
   void mark_ready(std::size_t index);
   /// Waits for every bucket's all-reduce, copies each bucket's sums back into its parameters'
   /// `.grad`, and disarms the hooks.

@@ -3,8 +3,9 @@
 //
 // The reducer's state is in ddp.hpp (class DistributedDataParallel): params_ (the parameters, in
 // registration order), buckets_ (each with its params, offsets, flat buffer, pending count, work and
-// launched flag), locator_ (parameter -> bucket and place in it), marked_, next_bucket_ and
-// expect_hooks_. Each parameter's hook calls mark_ready while expect_hooks_ is true.
+// launched flag), locator_ (parameter -> bucket and place in it), marked_, next_bucket_,
+// expect_hooks_ and launched_total_ (how many bucket all-reduces this model has launched). Each parameter's hook calls
+// mark_ready while expect_hooks_ is true.
 
 #include <kindling/ddp.hpp>
 #include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
@@ -27,7 +28,8 @@ void DistributedDataParallel::prepare_for_backward() {
 /// variable ready only once"). Otherwise: mark it; copy its `.grad`, divided by the world size
 /// (PyTorch divides before summing), into its slice of its bucket's flat buffer, without recording
 /// a graph; one fewer parameter is pending in that bucket. Then launch, in bucket order from
-/// `next_bucket_`, the asynchronous all-reduce (sum) of every bucket that has nothing pending,
+/// `next_bucket_`, the asynchronous all-reduce (sum) of every bucket that has nothing pending (its
+/// Work kept in `work`, `launched` set, `launched_total_` counted; never waited for here),
 /// stopping at the first that still waits: the ranks must launch the same collectives in the same
 /// order, and the gradients of one backward may arrive in a different order on different ranks.
 /// When the last bucket has been launched, call finalize().

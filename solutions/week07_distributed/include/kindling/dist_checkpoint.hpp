@@ -19,14 +19,15 @@ namespace kindling::distributed {
 /// Rank `root` saves `model`, `optimizer` (may be null) and `epoch` to `path` with week 5's
 /// save_checkpoint (atomic: a crash leaves the previous file); no other rank touches `path`. Returns
 /// on every rank only once the file is complete, and throws on every rank when the root could not
-/// write it: a DistributedError that, on the other ranks, names the root, and on the root carries
+/// write it: a DistributedError that, on the other ranks, names the root ("rank 0"), and on the root carries
 /// save_checkpoint's message. `root` outside the group is a DistributedError.
 void save_on_rank(ProcessGroup& group, const std::filesystem::path& path, nn::Module& model,
                   optim::Optimizer* optimizer, std::int64_t epoch, int root = 0);
 
 /// Every rank loads `path` (written by save_on_rank) into its `model` and `optimizer` (may be null)
 /// with week 5's load_checkpoint and returns its metadata ("epoch" says where to resume). When any
-/// rank cannot load it, every rank throws a DistributedError naming the ranks that could not, so
+/// rank cannot load it, every rank throws a DistributedError naming the ranks that could not ("rank(s)
+/// 1, 3"), so
 /// that no rank trains on alone (each failing rank's message includes load_checkpoint's).
 std::map<std::string, std::string> load_everywhere(ProcessGroup& group, const std::filesystem::path& path,
                                                    nn::Module& model, optim::Optimizer* optimizer);
