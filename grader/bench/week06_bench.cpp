@@ -40,7 +40,8 @@ BENCHMARK(BM_SimSwitch)->Unit(benchmark::kMillisecond);
 void BM_SimEngineMatmul256(benchmark::State& state) {
   const kindling::Tensor a = kindling::rand({256, 256}).cuda(), b = kindling::rand({256, 256}).cuda();
   for (auto _ : state) {
-    const kindling::Tensor c = kindling::mm(a, b);
+    // Not const: Google Benchmark 1.8 (Ubuntu 24.04) deprecates DoNotOptimize of a const object.
+    kindling::Tensor c = kindling::mm(a, b);
     kindling::cuda::synchronize();  // streams are lazy: the launch runs here
     benchmark::DoNotOptimize(c);
   }
