@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -38,6 +39,32 @@ constexpr std::int64_t kFloats = 4 * 1024 * 1024;  // 16 MiB a rank
 std::filesystem::path rank_file(const std::filesystem::path& csv, int rank) {
   return csv.string() + ".rank" + std::to_string(rank);
 }
+
+// Launches `n` ranks of this program with `args`; exits with the launcher's summary if one fails.
+void launch_ranks(const std::string& self, int n, const std::vector<std::string>& args, const std::string& what,
+                  std::chrono::seconds timeout, const std::map<std::string, std::string>& environment = {}) {
+  dist::LaunchOptions o;
+  o.nproc = n;
+  o.command = {self};
+  o.command.insert(o.command.end(), args.begin(), args.end());
+  o.timeout = timeout;
+  o.environment = environment;
+  const auto result = dist::launch(o);
+  if (!result.ok()) {
+    std::cerr << "kindling-figures " << what << ": " << result.summary() << "\n";
+    for (const auto& r : result.ranks) std::cerr << r.output;
+    std::exit(1);
+  }
+}
+
+// Appends the `n` ranks' files of `csv` to `out`, and removes them.
+void append_ranks(std::ostream& out, const std::filesystem::path& csv, int n) {
+  for (int r = 0; r < n; ++r) {
+    std::ifstream in(rank_file(csv, r));
+    out << in.rdbuf();
+    std::filesystem::remove(rank_file(csv, r));
+  }
+}
 }  // namespace
 
 int ring_rank_main(const std::filesystem::path& csv) {
@@ -58,26 +85,13 @@ int ring_rank_main(const std::filesystem::path& csv) {
 void record_ring(const std::filesystem::path& data, const std::string& self) {
   for (const int n : {2, 4}) {
     const auto csv = data / ("week07-ring-" + std::to_string(n) + ".csv");
-    dist::LaunchOptions o;
-    o.nproc = n;
-    o.command = {self, "--ring-rank", csv.string()};
-    o.timeout = std::chrono::seconds(120);
-    const auto result = dist::launch(o);
-    if (!result.ok()) {
-      std::cerr << "kindling-figures --record-ring: " << result.summary() << "\n";
-      for (const auto& r : result.ranks) std::cerr << r.output;
-      std::exit(1);
-    }
+    launch_ranks(self, n, {"--ring-rank", csv.string()}, "--record-ring", std::chrono::seconds(120));
     std::ofstream out(csv);
     out << "# kindling-figures --record-ring: the reference ring_all_reduce of " << kFloats * 4 / (1024 * 1024)
         << " MiB of float32 on " << n << " ranks over Gloo on the loopback interface (2-vCPU VM), each rank's "
         << "sends: from the send() call to the return of its wait() (after the step's recv), in ms from its group's "
            "creation\nrank,start_ms,end_ms,tag,bytes\n";
-    for (int r = 0; r < n; ++r) {
-      std::ifstream in(rank_file(csv, r));
-      out << in.rdbuf();
-      std::filesystem::remove(rank_file(csv, r));
-    }
+    append_ranks(out, csv, n);
     std::cout << csv.string() << "\n";
   }
 }
@@ -92,40 +106,15 @@ double since_ms(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count();
 }
 
-// Launches `n` ranks of this program with `args`; exits with the launcher's summary if one fails.
-void launch_ranks(const std::string& self, int n, const std::vector<std::string>& args, const std::string& what) {
-  dist::LaunchOptions o;
-  o.nproc = n;
-  o.command = {self};
-  o.command.insert(o.command.end(), args.begin(), args.end());
-  o.timeout = std::chrono::seconds(600);
-  o.environment = {{"KINDLING_DIST_TIMEOUT_MS", "120000"}};
-  const auto result = dist::launch(o);
-  if (!result.ok()) {
-    std::cerr << "kindling-figures " << what << ": " << result.summary() << "\n";
-    for (const auto& r : result.ranks) std::cerr << r.output;
-    std::exit(1);
-  }
-}
-
-// Concatenates the ranks' files into `csv` under `header`.
-void gather_ranks(const std::filesystem::path& csv, int n, const std::string& header) {
-  std::ofstream out(csv);
-  out << header;
-  for (int r = 0; r < n; ++r) {
-    std::ifstream in(rank_file(csv, r));
-    out << in.rdbuf();
-    std::filesystem::remove(rank_file(csv, r));
-  }
-  std::cout << csv.string() << "\n";
-}
-
 // The model of the DDP measurements: an MLP on Fashion-MNIST-sized inputs, 2.9 M parameters.
 nn::Sequential ddp_model() {
   manual_seed(0);
   return nn::Sequential(nn::Linear(784, 1024), nn::ReLU(), nn::Linear(1024, 1024), nn::ReLU(), nn::Linear(1024, 1024),
                         nn::ReLU(), nn::Linear(1024, 10));
 }
+// The measured runs' limits: the launcher's, and every collective's (a slow VM must not cut them short).
+constexpr std::chrono::seconds kRecordTimeout(600);
+const std::map<std::string, std::string> kRecordEnv = {{"KINDLING_DIST_TIMEOUT_MS", "120000"}};
 constexpr std::int64_t kDdpBatch = 64;  // per rank
 constexpr int kDdpWarm = 2, kDdpSteps = 9;
 
@@ -172,24 +161,17 @@ int allreduce_rank_main(const std::filesystem::path& csv) {
 
 void record_allreduce(const std::filesystem::path& data, const std::string& self) {
   const auto csv = data / "week07-allreduce.csv";
-  std::ofstream all(csv.string() + ".all");
+  std::ostringstream rows;  // both runs' ranks, in order
   for (const int n : {2, 4}) {
-    launch_ranks(self, n, {"--allreduce-rank", csv.string()}, "--record-allreduce");
-    for (int r = 0; r < n; ++r) {
-      std::ifstream in(rank_file(csv, r));
-      all << in.rdbuf();
-      std::filesystem::remove(rank_file(csv, r));
-    }
+    launch_ranks(self, n, {"--allreduce-rank", csv.string()}, "--record-allreduce", kRecordTimeout, kRecordEnv);
+    append_ranks(rows, csv, n);
   }
-  all.close();
   std::ofstream out(csv);
   out << "# kindling-figures --record-allreduce: the reference ring_all_reduce (send/recv) and Gloo's allreduce "
          "of the same float32 buffer (the group's cross-rank check off), each rank one thread, over the loopback "
          "interface (2-vCPU VM); the median "
-         "of reps runs, each after a barrier, per rank\nnproc,rank,bytes,reps,ring_ms,gloo_ms\n";
-  std::ifstream in(csv.string() + ".all");
-  out << in.rdbuf();
-  std::filesystem::remove(csv.string() + ".all");
+         "of reps runs, each after a barrier, per rank\nnproc,rank,bytes,reps,ring_ms,gloo_ms\n"
+      << rows.str();
   std::cout << csv.string() << "\n";
 }
 
@@ -267,16 +249,20 @@ void record_ddp(const std::filesystem::path& data, const std::string& self) {
     sgd.step();
     if (s >= kDdpWarm) times.push_back(since_ms(t));
   }
-  launch_ranks(self, 2, {"--ddp-rank", csv.string()}, "--record-ddp");
+  launch_ranks(self, 2, {"--ddp-rank", csv.string()}, "--record-ddp", kRecordTimeout, kRecordEnv);
   std::ostringstream header;
   header << "# kindling-figures --record-ddp: an MLP 784-1024-1024-1024-10 (2.9 M parameters), SGD, a batch of "
          << 2 * kDdpBatch << "; one process with 2 threads, or 2 ranks of " << kDdpBatch
          << " with 1 thread each over Gloo on the loopback interface (2-vCPU VM). Rows: step (median ms of "
          << kDdpSteps << " steps, median share of communication hidden behind backward, buckets), and the "
-         << "timeline of the last 4 MiB-bucket backward per rank (backward: 0 to its end; bucket: its all-reduce's "
+         << "timeline of the last 4 MiB-bucket backward per rank (backward: 0, when its last gradient arrived, when "
+            "finalize had waited for every all-reduce; bucket: its all-reduce's "
             "begin and end, and when its last gradient arrived), in ms from the end of forward\n"
          << "kind,rank,name,a,b,c\nstep,-1,one_process," << median(times) << ",0,0\n";
-  gather_ranks(csv, 2, header.str());
+  std::ofstream out(csv);
+  out << header.str();
+  append_ranks(out, csv, 2);
+  std::cout << csv.string() << "\n";
 }
 
 std::string ddp_svg(const std::filesystem::path& csv, const std::string& title, const std::string& rank_word,
