@@ -71,7 +71,8 @@ namespace {
 template <class Out, class In, class F>
 void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
   detail::parallel_for_each_run<3>(
-      out.sizes(), {&out, &a, &b}, [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
+      "elementwise", out.sizes(), {&out, &a, &b},
+      [&f](std::array<char*, 3> p, std::array<std::int64_t, 3> s, std::int64_t n) {
         Out* o = reinterpret_cast<Out*>(p[0]);
         const In* x = reinterpret_cast<const In*>(p[1]);
         const In* y = reinterpret_cast<const In*>(p[2]);
@@ -94,17 +95,18 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 
 template <class Out, class In, class F>
 void unary_loop(const Tensor& out, const Tensor& x, F f) {
-  detail::parallel_for_each_run<2>(
-      out.sizes(), {&out, &x}, [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
-        if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-          Out* o = reinterpret_cast<Out*>(p[0]);
-          const In* v = reinterpret_cast<const In*>(p[1]);
-          for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
-        } else {
-          for (std::int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
-        }
-      });
+  detail::parallel_for_each_run<2>("elementwise", out.sizes(), {&out, &x},
+                                   [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
+                                     if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+                                       Out* o = reinterpret_cast<Out*>(p[0]);
+                                       const In* v = reinterpret_cast<const In*>(p[1]);
+                                       for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
+                                     } else {
+                                       for (std::int64_t i = 0; i < n; ++i)
+                                         *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                                             f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+                                     }
+                                   });
 }
 
 enum class Bin { Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge };

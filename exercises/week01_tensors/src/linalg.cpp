@@ -39,6 +39,31 @@ Layout layout_of(const Tensor& m) {
   return {cont, true, std::max<std::int64_t>(c, 1)};
 }
 
+// For its lifetime, OpenMP regions started by this thread (Eigen's) use at most `threads`.
+class OmpLimit {
+ public:
+  explicit OmpLimit(int threads) {
+#ifdef _OPENMP
+    if (!omp_in_parallel()) {
+      saved_ = omp_get_max_threads();
+      omp_set_num_threads(threads);
+    }
+#else
+    (void)threads;
+#endif
+  }
+  ~OmpLimit() {
+#ifdef _OPENMP
+    if (saved_ > 0) omp_set_num_threads(saved_);
+#endif
+  }
+  OmpLimit(const OmpLimit&) = delete;
+  OmpLimit& operator=(const OmpLimit&) = delete;
+
+ private:
+  int saved_ = 0;
+};
+
 template <class T, class A, class B>
 void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
                 bool accumulate) {
@@ -56,12 +81,17 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1 (docs/performance.md).
   // Smaller and larger products keep Eigen's scheme (it starts fewer threads for little
   // work, and packs each operand once: cutting a 512^3 product this way was 1.3x slower).
+  // The thread count follows the engine's one rule (a grain of kMatmulGrain multiply-adds per
+  // thread, and at most one thread per 32 output columns or rows); Eigen's own scheme is held to
+  // it through OpenMP's per-thread limit, which Eigen reads.
   const std::int64_t k = a.cols();
-  const std::int64_t pieces = std::min<std::int64_t>(detail::max_threads(), std::max(n, m) / 32);
-  if (pieces <= 1 || n * m * k < (std::int64_t{1} << 20) || n * m * k > (std::int64_t{1} << 25)) {
+  const int threads = detail::parallel_threads("matmul", n * m * k, std::max(n, m) / 32, detail::kMatmulGrain);
+  if (threads <= 1 || n * m * k < (std::int64_t{1} << 20) || n * m * k > (std::int64_t{1} << 25)) {
+    const OmpLimit limit(threads);
     run(c, a, b);
     return;
   }
+  const std::int64_t pieces = threads;
   const bool by_cols = m >= n;
   detail::parallel_ranges(
       by_cols ? m : n, pieces,

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <kindling/functional.hpp>
 #include <kindling/kindling.hpp>
 
 using namespace kindling;
@@ -171,4 +172,101 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
       }
     }
   }
+}
+
+namespace {
+// The decisions of the loops that `f` runs, with `threads` threads allowed.
+std::vector<ParallelUse> uses_of(int threads, const std::function<void()>& f) {
+  ThreadCount restore;
+  set_num_threads(threads);
+  record_parallel_use(true);
+  f();
+  record_parallel_use(false);
+  return parallel_uses();
+}
+
+// The threads of the one decision named `op` in `uses` (a failure if there is not exactly one).
+int threads_of(const std::vector<ParallelUse>& uses, const std::string& op, std::int64_t work) {
+  int found = 0, threads = 0;
+  for (const ParallelUse& u : uses)
+    if (u.op == op && u.work == work) {
+      ++found;
+      threads = u.threads;
+    }
+  EXPECT_EQ(found, 1) << "decisions named " << op << " for " << work;
+  return threads;
+}
+}  // namespace
+
+// The one rule (kindling/parallel.hpp): min(threads allowed, work / 32768), at least one thread;
+// every parallel kernel follows it, and the counter shows what each one chose. 16 threads are
+// allowed here on any machine (OpenMP starts them on 2 cores too): the rule, not the machine,
+// must keep a small op on one thread.
+TEST(EngineParallel, EveryLoopRunsOnAtMostOneThreadPerGrain) {
+#if !KINDLING_ENGINE_HAS_OPENMP
+  GTEST_SKIP() << "the engine was built without OpenMP (the tsan preset): every loop runs on one thread";
+#endif
+  ASSERT_EQ(kParallelGrain, 32768);
+  struct Case {
+    std::int64_t numel;
+    int threads;  // of 16 allowed
+  };
+  for (const Case c : {Case{1000, 1}, Case{65535, 1}, Case{65536, 2}, Case{3 * 32768 + 5, 3}, Case{10 * 32768 - 1, 9},
+                       Case{1 << 20, 16}, Case{40 << 20, 16}}) {
+    SCOPED_TRACE(std::to_string(c.numel) + " elements");
+    const Tensor x = ones({c.numel}), y = ones({c.numel});
+    const auto uses = uses_of(16, [&] {
+      Tensor sum = x + y;         // elementwise
+      Tensor r = x.relu();        // elementwise (unary)
+      Tensor d = x.to(kFloat64);  // copy
+      (void)sum, (void)r, (void)d;
+    });
+    int elementwise = 0;
+    for (const ParallelUse& u : uses)
+      if (u.op == "elementwise") {
+        ++elementwise;
+        EXPECT_EQ(u.work, c.numel);
+        EXPECT_EQ(u.threads, c.threads);
+      }
+    EXPECT_EQ(elementwise, 2);
+    EXPECT_EQ(threads_of(uses, "copy", c.numel), c.threads);
+  }
+  // Fewer threads allowed than grains: the allowed count; one allowed: one.
+  const Tensor big_x = ones({1 << 20});
+  EXPECT_EQ(threads_of(uses_of(3, [&] { (void)(big_x * 2); }), "elementwise", 1 << 20), 3);
+  EXPECT_EQ(threads_of(uses_of(1, [&] { (void)(big_x * 2); }), "elementwise", 1 << 20), 1);
+}
+
+TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
+#if !KINDLING_ENGINE_HAS_OPENMP
+  GTEST_SKIP() << "the engine was built without OpenMP (the tsan preset): every loop runs on one thread";
+#endif
+  // A row-wise kernel cuts rows: 4 rows of 2^16 can use 4 threads of 16 (8 grains), 64 rows 8.
+  const Tensor wide = ones({4, 1 << 16}), tall = ones({64, 1 << 12});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)softmax(wide, 1); }), "rowwise", 1 << 18), 4);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)softmax(tall, 1); }), "rowwise", 1 << 18), 8);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)softmax(ones({8, 100}), 1); }), "rowwise", 800), 1);
+  // A full reduction: pieces fixed by the size (one per 2^18 elements), threads by the rule.
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1 << 20}).sum(); }), "reduce", 1 << 20), 4);
+  // Along a kept dim of 1024 rows: pieces of rows, 16 threads (32 grains).
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1024, 1024}).sum({1}); }), "reduce", 1 << 20), 16);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({512, 512}).sum({1}); }), "reduce", 1 << 18), 1);
+  // A product counts multiply-adds, 65536 per thread, at most one thread per 32 output columns:
+  // Linear(784, 256) at batch 64 (12.8 million) may use 8 (256 / 32); 16 x 16 x 16 one.
+  const Tensor a = ones({64, 784}), b = ones({784, 256});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(a, b); }), "matmul", 64 * 784 * 256), 8);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({16, 16}), ones({16, 16})); }), "matmul", 4096), 1);
+  // Convolution and pooling: a batch of 8 MNIST images through a 5x5 convolution is small.
+  const Tensor img = ones({8, 1, 28, 28}), w = ones({6, 1, 5, 5});
+  const auto conv = uses_of(16, [&] { (void)nn::functional::conv2d(img, w); });
+  EXPECT_EQ(threads_of(conv, "conv2d.im2col", 25 * 8 * 24 * 24), 3);
+  const auto pool = uses_of(16, [&] { (void)nn::functional::max_pool2d(ones({64, 6, 24, 24}), 2); });
+  EXPECT_EQ(threads_of(pool, "max_pool2d", 64 * 6 * 24 * 24), 6);
+}
+
+TEST(EngineParallel, TheCounterIsOffUnlessAsked) {
+  record_parallel_use(true);
+  record_parallel_use(false);
+  (void)(ones({1 << 17}) + 1);
+  EXPECT_TRUE(parallel_uses().empty());
 }

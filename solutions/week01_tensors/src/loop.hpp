@@ -6,21 +6,27 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdint>
+#include <limits>
 #include <numeric>
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
+#include <kindling/parallel.hpp>
 #include <kindling/tensor.hpp>
 
-// `#pragma omp parallel for if (cond)` when the build has OpenMP, nothing
-// otherwise (the TSan preset builds without it: libgomp is not instrumented).
+// OpenMP's pragmas only where the build has OpenMP (the TSan preset builds without it: libgomp
+// is not instrumented).
 #define KINDLING_LOOP_PRAGMA(text) _Pragma(#text)
+// `#pragma omp parallel for` on `threads` threads (a variable that parallel_threads set), none
+// when it is 1 or the build has no OpenMP.
 #ifdef _OPENMP
-#define KINDLING_OMP_FOR_IF(cond) KINDLING_LOOP_PRAGMA(omp parallel for if (cond) schedule(static))
+#define KINDLING_OMP_FOR_THREADS(threads) \
+  KINDLING_LOOP_PRAGMA(omp parallel for num_threads(threads) if (threads > 1) schedule(static))
 #else
-#define KINDLING_OMP_FOR_IF(cond)
+#define KINDLING_OMP_FOR_THREADS(threads)
 #endif
 
 namespace kindling::detail {
@@ -216,10 +222,20 @@ inline int max_threads() {
 #endif
 }
 
-/// Elements per thread below which a loop is not split: starting a parallel region
-/// costs a few microseconds, about what 32K float additions take. Smaller tensors
-/// stay on one thread, as fast as before.
-inline constexpr std::int64_t kParallelGrain = 32768;
+/// Elements per thread below which a loop is not split (kindling::kParallelGrain).
+inline constexpr std::int64_t kParallelGrain = ::kindling::kParallelGrain;
+/// Multiply-adds per thread below which a matrix product is not split (about Eigen's own 50,000:
+/// a packed product does a grain of them in the time a grain of elementwise additions takes).
+inline constexpr std::int64_t kMatmulGrain = 65536;
+
+/// The one rule of every parallel loop in the engine, and its thread counter: a loop of `work`
+/// units (elements; multiply-adds for a product) runs on min(max_threads(), work / grain,
+/// max_pieces) threads, at least 1: on one below two grains, and never so many that a thread gets
+/// less than a grain. `max_pieces` is how many pieces the loop can be cut into (its rows, its
+/// planes). `op` names the loop for record_parallel_use. Defined in tensor.cpp.
+int parallel_threads(const char* op, std::int64_t work,
+                     std::int64_t max_pieces = std::numeric_limits<std::int64_t>::max(),
+                     std::int64_t grain = kParallelGrain);
 
 /// Runs `fn(lo, hi)` on `pieces` contiguous ranges that together cover [0, len), one
 /// range per thread (`fn(0, len)` on this thread when pieces <= 1). Every cut but the
@@ -247,14 +263,13 @@ StridedLoop<N> slice_loop(const StridedLoop<N>& loop, std::size_t d, std::int64_
   return s;
 }
 
-/// Runs `fn(piece)` on pieces of `loop` cut along its dim `d`, one piece per thread,
-/// when the loop has at least 2 * grain elements (else `fn(loop)` on this thread).
+/// Runs `fn(piece)` on pieces of `loop` cut along its dim `d`, one piece per thread, as many
+/// as parallel_threads allows (`fn(loop)` on this thread when that is 1).
 /// Only for loops whose pieces write disjoint memory: every written operand must have
 /// a nonzero stride along `d`. Each element is then computed exactly as on one thread.
 template <std::size_t N, class F>
-void parallel_pieces(const StridedLoop<N>& loop, std::size_t d, F&& fn, std::int64_t grain = kParallelGrain) {
-  const std::int64_t total = numel_of(loop.shape);
-  const std::int64_t pieces = std::min<std::int64_t>({max_threads(), total / grain, loop.shape[d]});
+void parallel_pieces(const char* op, const StridedLoop<N>& loop, std::size_t d, F&& fn) {
+  const std::int64_t pieces = parallel_threads(op, numel_of(loop.shape), loop.shape[d]);
   if (pieces <= 1) {
     fn(loop);
     return;
@@ -266,16 +281,18 @@ void parallel_pieces(const StridedLoop<N>& loop, std::size_t d, F&& fn, std::int
 /// large loops. For elementwise kernels whose output (operand 0) is written at every
 /// position with a nonzero stride; small loops take for_each_run's fast path.
 template <std::size_t N, class Inner>
-void parallel_for_each_run(IntArrayRef shape, const std::array<const Tensor*, N>& operands, Inner&& inner,
-                           std::size_t order_by = 0) {
+void parallel_for_each_run(const char* op, IntArrayRef shape, const std::array<const Tensor*, N>& operands,
+                           Inner&& inner, std::size_t order_by = 0) {
   for (const Tensor* t : operands)
     if (!t->device().is_cpu()) [[unlikely]]
       throw_not_on_cpu(*t);
-  if (max_threads() <= 1 || numel_of(shape) < 2 * kParallelGrain) {
+  const std::int64_t work = numel_of(shape);
+  if (work < 2 * kParallelGrain || max_threads() <= 1) {  // one thread: for_each_run's fast path
+    (void)parallel_threads(op, work);                     // (counted as such)
     for_each_run(shape, operands, inner, order_by);
     return;
   }
-  parallel_pieces(make_loop<N>(shape, operands, order_by), 0,
+  parallel_pieces(op, make_loop<N>(shape, operands, order_by), 0,
                   [&inner](const StridedLoop<N>& piece) { run_loop(piece, inner); });
 }
 

@@ -139,6 +139,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
   };
   // The loop walks x in memory order (x.t().sum() reads rows, not columns).
   if (x.numel() < 2 * kPiece) {
+    (void)detail::parallel_threads("reduce", x.numel(), 1);  // one thread (counted as such)
     detail::for_each_run<2>(x.sizes(), {&acc, &x}, inner, 1);
     return;
   }
@@ -148,7 +149,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
   const std::int64_t wanted = std::min<std::int64_t>(detail::max_threads(), x.numel() / detail::kParallelGrain);
   for (std::size_t d = 0; d < loop.shape.size() && wanted > 1; ++d)
     if (loop.strides[0][d] != 0 && loop.shape[d] >= wanted) {
-      detail::parallel_pieces(loop, d,
+      detail::parallel_pieces("reduce", loop, d,
                               [&inner](const detail::StridedLoop<2>& piece) { detail::run_loop(piece, inner); });
       return;
     }
@@ -157,6 +158,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
   //    of the accumulator (in parallel), and combine the copies in order. The result is
   //    then the same for any number of threads.
   const std::int64_t pieces = std::min<std::int64_t>(loop.shape[0], x.numel() / kPiece);
+  const int threads = detail::parallel_threads("reduce", x.numel(), pieces);
   if (pieces <= 1) {
     detail::run_loop(loop, inner);
     return;
@@ -164,7 +166,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
   std::vector<Tensor> partial(static_cast<std::size_t>(pieces));
   for (auto& t : partial) t = acc.clone();
   char* const acc_base = static_cast<char*>(acc.data_ptr());
-  KINDLING_OMP_FOR_IF(detail::max_threads() > 1)
+  KINDLING_OMP_FOR_THREADS(threads)
   for (std::int64_t p = 0; p < pieces; ++p) {
     detail::StridedLoop<2> piece =
         detail::slice_loop(loop, 0, loop.shape[0] * p / pieces, loop.shape[0] * (p + 1) / pieces);
@@ -340,7 +342,8 @@ Tensor along_dim(const Tensor& x, std::int64_t dim, F f) {
     if constexpr (std::is_floating_point_v<T>) {
       const T* in = static_cast<const T*>(moved.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
-      KINDLING_OMP_FOR_IF(detail::max_threads() > 1 && rows > 1 && rows * n >= 2 * detail::kParallelGrain)
+      const int threads = detail::parallel_threads("rowwise", rows * n, rows);
+      KINDLING_OMP_FOR_THREADS(threads)
       for (std::int64_t r = 0; r < rows; ++r) f(in + r * n, o + r * n, n);
     }
   });

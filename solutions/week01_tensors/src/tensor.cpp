@@ -552,12 +552,13 @@ void copy_kernel(const Tensor& dst, const Tensor& src) {
   std::array<std::int64_t, 2> strides;
   const bool large = detail::max_threads() > 1 && dst.numel() >= 2 * detail::kParallelGrain;
   if (!large && detail::flat_layout<2>(dst.sizes(), {&dst, &src}, data, strides)) {
+    (void)detail::parallel_threads("copy", dst.numel());  // one thread (counted as such)
     if (dst.numel() > 0) body(data, {0, 0}, strides, 1, dst.numel());
     return;
   }
   // Large copies are cut along the outermost dim (rows of a 2-d copy), one piece per
   // thread: every destination element is written by exactly one of them.
-  detail::parallel_pieces(detail::make_loop<2>(dst.sizes(), {&dst, &src}), 0,
+  detail::parallel_pieces("copy", detail::make_loop<2>(dst.sizes(), {&dst, &src}), 0,
                           [&body](const detail::StridedLoop<2>& piece) { detail::run_loop_2d(piece, body); });
 }
 }  // namespace
@@ -643,6 +644,35 @@ std::string to_string(const Tensor& t) {
 }
 
 int get_num_threads() { return detail::max_threads(); }
+
+namespace {
+// The thread counter (record_parallel_use): a flag read on every decision, the list behind a lock
+// only while recording.
+std::atomic<bool> g_recording_parallel{false};
+std::mutex g_parallel_mutex;
+std::vector<ParallelUse> g_parallel_uses;
+}  // namespace
+
+int detail::parallel_threads(const char* op, std::int64_t work, std::int64_t max_pieces, std::int64_t grain) {
+  const std::int64_t n = std::min<std::int64_t>({max_threads(), work / grain, max_pieces});
+  const int threads = n < 1 ? 1 : static_cast<int>(n);
+  if (g_recording_parallel.load(std::memory_order_relaxed)) [[unlikely]] {
+    const std::lock_guard lock(g_parallel_mutex);
+    g_parallel_uses.push_back({op, work, threads});
+  }
+  return threads;
+}
+
+void record_parallel_use(bool on) {
+  const std::lock_guard lock(g_parallel_mutex);
+  if (on) g_parallel_uses.clear();
+  g_recording_parallel.store(on, std::memory_order_relaxed);
+}
+
+std::vector<ParallelUse> parallel_uses() {
+  const std::lock_guard lock(g_parallel_mutex);
+  return g_parallel_uses;
+}
 
 void set_num_threads(int n) {
   KINDLING_CHECK_AS(ValueError, n >= 1, "set_num_threads expects a positive integer, got ", n);

@@ -113,7 +113,7 @@ float* detail::state_buffer(ParamState& st, const Tensor& p, const std::string& 
 
 void detail::for_ranges(std::int64_t n, const std::function<void(std::int64_t, std::int64_t)>& body) {
   namespace engine = kindling::detail;
-  const std::int64_t pieces = std::min<std::int64_t>(engine::max_threads(), n / engine::kParallelGrain);
+  const std::int64_t pieces = engine::parallel_threads("optimizer.step", n);
   engine::parallel_ranges(n, pieces, body, /*align=*/16);  // 16 floats: one cache line
 }
 

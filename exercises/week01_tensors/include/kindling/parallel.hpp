@@ -1,12 +1,23 @@
 #pragma once
 /// @file parallel.hpp
-/// The engine's intra-op thread count (torch.get_num_threads / set_num_threads).
+/// The engine's intra-op thread count (torch.get_num_threads / set_num_threads), the rule
+/// that decides how many threads a loop runs on, and a counter that shows it.
 ///
-/// Large elementwise ops, copies, reductions and row-wise kernels (softmax, max
-/// along a dim) split their work across threads once a tensor has at least 64K
-/// elements; smaller tensors stay on the calling thread. Results do not depend on
-/// the thread count: each output element is computed by one thread in the same
-/// order, and a full reduction is cut into pieces fixed by the size alone.
+/// Every parallel loop of the engine (elementwise ops, copies, reductions, row-wise kernels
+/// such as softmax, the convolution's im2col, pooling, the optimizers' updates, matrix
+/// products) follows one rule, PyTorch's `at::parallel_for` with its grain of 32768: a loop of
+/// `work` elements runs on min(get_num_threads(), work / kParallelGrain) threads, at least one.
+/// Below two grains it stays on the calling thread; above, no thread gets less than a grain
+/// (starting a thread costs microseconds, about what a grain of additions takes). A matrix
+/// product counts multiply-adds, with a grain of 65536. (PyTorch rounds work / grain up;
+/// the kit rounds down, so that no thread gets a fraction of a grain.)
+///
+/// Results do not depend on the thread count: each output element is computed by one thread
+/// in the same order, and a full reduction is cut into pieces fixed by the size alone.
+
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace kindling {
 
@@ -16,5 +27,20 @@ int get_num_threads();
 /// Sets the threads parallel kernels may use from now on (n >= 1; ValueError
 /// otherwise, as torch.set_num_threads raises for 0).
 void set_num_threads(int n);
+
+/// Elements per thread below which a loop is not split (PyTorch's at::internal::GRAIN_SIZE).
+inline constexpr std::int64_t kParallelGrain = 32768;
+
+/// One decision of the rule, as the counter records it.
+struct ParallelUse {
+  std::string op;         ///< the loop: "elementwise", "copy", "reduce", "rowwise", "matmul", ...
+  std::int64_t work = 0;  ///< its size in the rule's unit (elements; multiply-adds for "matmul")
+  int threads = 1;        ///< the threads it ran on
+};
+/// While on, every parallel loop of the engine, on any thread, appends its decision to a list
+/// (turning it on empties the list). Off by default; when off, a loop pays one atomic read.
+void record_parallel_use(bool on);
+/// The decisions recorded since record_parallel_use(true), in the order they were taken.
+std::vector<ParallelUse> parallel_uses();
 
 }  // namespace kindling

@@ -48,7 +48,8 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool k
     const T* in = moved.data_ptr<T>();
     T* vals = values.data_ptr<T>();
     std::int64_t* idx = indices.data_ptr<std::int64_t>();
-    KINDLING_OMP_FOR_IF(detail::max_threads() > 1 && rows > 1 && rows * n >= 2 * detail::kParallelGrain)
+    const int threads = detail::parallel_threads("max_dim", rows * n, rows);
+    KINDLING_OMP_FOR_THREADS(threads)
     for (std::int64_t r = 0; r < rows; ++r) {
       const T* row = in + r * n;
       std::int64_t best = 0;
