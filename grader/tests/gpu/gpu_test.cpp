@@ -82,6 +82,11 @@ TEST(Gpu, TheTaskKernelsAgreeWithTheCpu) {
   expect_close(c1, want, "matmul_naive", 1e-3);
   expect_close(c2, want, "matmul_tiled", 1e-3);
   expect_close(c3, want, "matmul_register_blocked", 1e-3);
+  // The float4 kernel needs k and n multiples of 4: 67 x 44 times 44 x 132, tiles cut at every edge.
+  const Tensor a4 = a.slice(1, 0, 44).contiguous().cuda(), b4 = sample({44, 132}, kFloat32, 6);
+  const Tensor db4 = b4.cuda(), c4 = empty_cuda({mm_m, 132});
+  gpu::matmul_warp_tiled(in(a4), in(db4), out(c4), mm_m, 44, 132);
+  expect_close(c4, mm(a.slice(1, 0, 44).to(kFloat64), b4.to(kFloat64)), "matmul_warp_tiled", 1e-3);
 
   // A 67 x 45 matrix inside a 67 x 50 one (ld 50): tiles cut at both edges.
   const Tensor wide = sample({mm_m, 50}, kFloat32, 5), dwide = wide.cuda(), dt = empty_cuda({mm_k, mm_m});

@@ -18,6 +18,9 @@ void matmul_tiled(const float* a, const float* b, float* c, int m, int k, int n)
 void matmul_register_blocked(const float* a, const float* b, float* c, int m, int k, int n) {
   cuda::matmul_register_blocked(a, b, c, m, k, n);
 }
+void matmul_warp_tiled(const float* a, const float* b, float* c, int m, int k, int n) {
+  cuda::matmul_warp_tiled(a, b, c, m, k, n);
+}
 void transpose(const float* in, float* out, int rows, int cols, int ld) { cuda::transpose(in, out, rows, cols, ld); }
 void matmul_naive(const float* a, const float* b, float* c, int m, int k, int n) {
   cuda::fixtures::matmul_naive(a, b, c, m, k, n);

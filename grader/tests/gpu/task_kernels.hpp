@@ -21,6 +21,8 @@ void softmax_rows(const float* x, float* y, int rows, int cols);
 void matmul_tiled(const float* a, const float* b, float* c, int m, int k, int n);
 /// week06.register_gemm: C = A B with 2-D register blocking.
 void matmul_register_blocked(const float* a, const float* b, float* c, int m, int k, int n);
+/// week06.warp_tiled_gemm: float4 access, double-buffered tiles, warp tiles (k, n multiples of 4).
+void matmul_warp_tiled(const float* a, const float* b, float* c, int m, int k, int n);
 /// week06.transpose: out (cols x rows) = in^T, in's rows ld floats apart.
 void transpose(const float* in, float* out, int rows, int cols, int ld);
 /// The simulator's naive fixture (one thread per element of C), the first step of the GEMM ladder.

@@ -406,6 +406,59 @@ TEST_F(EngineSimulator, SharedBankConflictsCountTheWaysARequestIsSerialised) {
   }
 }
 
+// A float4 is one 16-byte access: one load instruction (global_loads counts 1), the bytes of
+// four floats in the sectors, and a KernelError, as the GPU's fault, when it does not start on a
+// 16-byte boundary.
+TEST_F(EngineSimulator, AFloat4IsOneAccessOfSixteenAlignedBytes) {
+  const auto x = to_device(ramp(32 * 4 * 2 + 4));
+  const auto y = uninitialized<float>(32 * 4);
+  kindling::cuda::fixtures::copy_float4(x, y, 0, 1);
+  auto c = sim::last_counters();
+  EXPECT_EQ(to_host(y, 128), ramp(128));
+  EXPECT_EQ(c.global_loads, 32u) << "one per lane: a float4 is one instruction";
+  EXPECT_EQ(c.global_stores, 32u);
+  EXPECT_EQ(c.global_sectors, 16u + 16u) << "32 lanes x 16 bytes = 512 bytes: 16 sectors each way";
+  EXPECT_EQ(c.global_sectors_min, 32u);
+  kindling::cuda::fixtures::copy_float4(x, y, 0, 2);  // every other float4: a sector per lane
+  c = sim::last_counters();
+  EXPECT_EQ(c.global_sectors, 32u + 16u);
+  EXPECT_EQ(c.global_sectors_min, 16u + 16u);
+  expect_kernel_error([&] { kindling::cuda::fixtures::copy_float4(x, y, 1, 1); },
+                      {"kernel fixtures::copy_float4_kernel, block (0, 0, 0), thread (0, 0, 0)",
+                       "misaligned address: a 16-byte read at byte offset 4 of allocation", "not a multiple of 16",
+                       "cudaErrorMisalignedAddress"});
+}
+
+// A float4 request is served 8 lanes at a time (128 bytes per phase): lanes t reading float4 t *
+// pitch of a shared array. Pitch 1: each phase's 32 words in 32 banks, no conflict (taking the 32
+// lanes at once would count 3 per request); pitch 2: lanes t and t + 4 of a phase share banks, 1
+// extra turn in each of 4 phases; pitch 4: 4 ways, 3 per phase; pitch 8: 8 ways, 7 per phase. A
+// store and a load: two requests.
+TEST_F(EngineSimulator, Float4BankConflictsAreCountedPerPhaseOfEightLanes) {
+  const auto x = to_device(ramp(128));
+  const auto y = uninitialized<float>(128);
+  for (const auto& [pitch, conflicts] :
+       std::vector<std::pair<int, std::uint64_t>>{{1, 0}, {2, 2 * 4}, {4, 2 * 12}, {8, 2 * 28}}) {
+    kindling::cuda::fixtures::shared_float4(x, y, pitch);
+    const auto c = sim::last_counters();
+    EXPECT_EQ(c.shared_requests, 2u) << "pitch " << pitch;
+    EXPECT_EQ(c.shared_bank_conflicts, conflicts) << "pitch " << pitch;
+    EXPECT_EQ(to_host(y, 128), ramp(128)) << "pitch " << pitch;
+  }
+}
+
+// The race check sees a float4's four floats: two lanes writing different values into one float4
+// with no barrier between them race on each float; the same values do not (every order agrees).
+TEST_F(EngineSimulator, TwoLanesWritingOneFloat4RaceOnItsFloats) {
+  const auto y = uninitialized<float>(64);
+  expect_kernel_error([&] { kindling::cuda::fixtures::float4_pair_race(y, false); },
+                      {"kernel fixtures::float4_pair_race_kernel: a data race on element 0 of allocation",
+                       "two writes of different values"});
+  const auto z = uninitialized<float>(64);
+  kindling::cuda::fixtures::float4_pair_race(z, true);
+  EXPECT_EQ(to_host(z, 64), std::vector<float>(64, 1.0f));
+}
+
 // The GEMM progression's first step: the same loads, with threadIdx.x along the rows of C instead
 // of its columns, touch 4.2 times the sectors (a 64^3 product: 141,312 against 33,280).
 TEST_F(EngineSimulator, AnUncoalescedMatmulMakesTheSameLoadsInMoreSectors) {

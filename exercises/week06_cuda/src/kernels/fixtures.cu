@@ -167,8 +167,7 @@ __global__ void count_above_kernel(DevPtr<const float> x, DevPtr<int> count, int
     count[0] = count[0] + 1;  // a read, then a write: another thread's update in between is lost
 }
 void count_above(DevPtr<const float> x, DevPtr<int> count, int n, float threshold, bool atomic) {
-  launch<count_above_kernel>(LaunchConfig{static_cast<unsigned>((n + 127) / 128), 128}, x, count, n, threshold,
-                             atomic);
+  launch<count_above_kernel>(LaunchConfig{static_cast<unsigned>((n + 127) / 128), 128}, x, count, n, threshold, atomic);
 }
 
 __global__ void shifted_copy_kernel(DevPtr<const float> x, DevPtr<float> y, int n, bool off_by_one) {
@@ -230,7 +229,9 @@ __global__ void gather_kernel(DevPtr<const float> x, DevPtr<float> y, int stride
   const int t = static_cast<int>(threadIdx.x);
   y[t] = x[t * stride];
 }
-void gather(DevPtr<const float> x, DevPtr<float> y, int stride) { launch<gather_kernel>(LaunchConfig{1, 32}, x, y, stride); }
+void gather(DevPtr<const float> x, DevPtr<float> y, int stride) {
+  launch<gather_kernel>(LaunchConfig{1, 32}, x, y, stride);
+}
 
 __global__ void shared_column_kernel(DevPtr<const float> x, DevPtr<float> y, int pitch) {
   KINDLING_SHARED(float[32 * 33], tile);
@@ -253,4 +254,30 @@ void transpose_naive(DevPtr<const float> in, DevPtr<float> out, int rows, int co
   const Dim3 grid(static_cast<unsigned>((cols + 31) / 32), static_cast<unsigned>((rows + 7) / 8));
   launch<transpose_naive_kernel>(LaunchConfig{grid, Dim3(32, 8)}, in, out, rows, cols);
 }
+
+__global__ void copy_float4_kernel(DevPtr<const float> x, DevPtr<float> y, int offset, int stride) {
+  const int t = static_cast<int>(threadIdx.x);
+  as_float4(y + 4 * t)[0] = as_float4(x + (offset + 4 * t * stride))[0];
+}
+void copy_float4(DevPtr<const float> x, DevPtr<float> y, int offset, int stride) {
+  launch<copy_float4_kernel>(LaunchConfig{1, 32}, x, y, offset, stride);
+}
+
+__global__ void shared_float4_kernel(DevPtr<const float> x, DevPtr<float> y, int pitch) {
+  KINDLING_SHARED(float[32 * 8 * 4], tile);
+  const int t = static_cast<int>(threadIdx.x);
+  as_float4(&tile[4 * t * pitch])[0] = as_float4(x + 4 * t)[0];
+  __syncthreads();
+  as_float4(y + 4 * t)[0] = as_float4(&tile[4 * t * pitch])[0];
+}
+void shared_float4(DevPtr<const float> x, DevPtr<float> y, int pitch) {
+  launch<shared_float4_kernel>(LaunchConfig{1, 32}, x, y, pitch);
+}
+
+__global__ void float4_pair_race_kernel(DevPtr<float> y, bool same) {
+  const int t = static_cast<int>(threadIdx.x);
+  const float v = same ? 1.0f : static_cast<float>(t);
+  as_float4(y + 4 * (t / 2))[0] = make_float4(v, v, v, v);
+}
+void float4_pair_race(DevPtr<float> y, bool same) { launch<float4_pair_race_kernel>(LaunchConfig{1, 32}, y, same); }
 }  // namespace kindling::cuda::fixtures

@@ -165,6 +165,15 @@ void mark(Allocation* a, std::int64_t offset, std::size_t bytes, std::uint8_t bi
   for (std::size_t b = 0; b < bytes; ++b) a->shadow[static_cast<std::size_t>(offset) + b] |= bits;
 }
 
+void misaligned_error(const Allocation* a, std::int64_t offset, std::size_t bytes, std::size_t align, bool write) {
+  std::ostringstream m;
+  m << where_now() << ": misaligned address: a " << bytes << "-byte " << (write ? "write" : "read")
+    << " at byte offset " << offset << " of " << a->describe() << ", which is not a multiple of " << align << " (a "
+    << bytes << "-byte access must start on a " << align << "-byte boundary; on a GPU the kernel faults with "
+    << "cudaErrorMisalignedAddress, \"misaligned address\")";
+  throw KernelError(m.str());
+}
+
 void access_error(const Allocation* a, std::int64_t offset, std::size_t bytes, bool write) {
   std::ostringstream m;
   m << where_now() << ": ";

@@ -240,7 +240,8 @@ struct SimThread {
 // The accesses of one warp-wide group (the i-th load or store of each lane): for global memory
 // the bytes each lane touched, for shared memory the 4-byte words.
 struct AccessGroup {
-  std::vector<std::pair<std::uintptr_t, std::uint32_t>> spans;  // (address, bytes)
+  // Global: (address, bytes). Shared: (4-byte word, lane * 256 + the access's bytes).
+  std::vector<std::pair<std::uintptr_t, std::uint32_t>> spans;
 };
 
 struct Launch {
@@ -510,15 +511,27 @@ void count_groups(Block& b) {
       tl_counters.global_sectors +=
           static_cast<std::uint64_t>(std::unique(sectors.begin(), sectors.end()) - sectors.begin());
       tl_counters.global_sectors_min += (bytes + 31) / 32;
-    } else {  // shared: the most distinct words in one bank
-      unsigned per_bank[32] = {};
-      unsigned ways = 0;
-      for (const auto& [word, size] : spans) {
-        (void)size;
-        ways = std::max(ways, ++per_bank[word % 32]);
+    } else {  // shared: per phase, the most distinct words in one bank
+      // A phase serves 128 bytes: all 32 lanes of 4-byte accesses, 16 lanes of 8-byte ones, 8
+      // lanes of 16-byte ones (each phase's lanes in order: lane / lanes_per_phase).
+      std::uint32_t widest = 4;
+      for (const auto& span : spans) widest = std::max(widest, span.second % 256);
+      const std::uint32_t lanes_per_phase = 128 / std::min<std::uint32_t>(widest, 16);
+      std::vector<std::pair<std::uint32_t, std::uintptr_t>> words;  // (phase, word), distinct
+      words.reserve(spans.size());
+      for (const auto& [word, lane_bytes] : spans) words.emplace_back(lane_bytes / 256 / lanes_per_phase, word);
+      std::sort(words.begin(), words.end());
+      words.erase(std::unique(words.begin(), words.end()), words.end());
+      std::size_t i = 0;
+      while (i < words.size()) {
+        unsigned per_bank[32] = {};
+        unsigned ways = 0;
+        const std::uint32_t phase = words[i].first;
+        for (; i < words.size() && words[i].first == phase; ++i)
+          ways = std::max(ways, ++per_bank[words[i].second % 32]);
+        tl_counters.shared_bank_conflicts += ways - 1;
       }
       ++tl_counters.shared_requests;
-      tl_counters.shared_bank_conflicts += ways > 0 ? ways - 1 : 0;
     }
   }
   b.groups.clear();
@@ -915,6 +928,29 @@ enum class Hazard { ReadAfterWrite, WriteAfterRead, WriteAfterWrite };
                     ". On a GPU the threads run in any order (" + fix + ")");
 }
 
+// The race check of one access (note_access): against the other threads' accesses of the same
+// bytes in this barrier interval.
+void check_race(const SimThread& t, Allocation* a, std::int64_t offset, std::size_t bytes, bool write,
+                const void* value) {
+  const Block& b = *tl_block;
+  Cell& cell = (a->shared ? tl_races->shared : tl_races->global)[a][offset];
+  const Access now = access_now(b, t);
+  if (!write) {
+    if (cell.write.valid && !ordered(cell.write, now, b))
+      report_race(*a, offset, Hazard::ReadAfterWrite, cell.write, now);
+    if (cell.read.valid && cell.read.thread != now.thread) cell.other_read = cell.read;
+    cell.read = now;
+    return;
+  }
+  for (const Access* r : {&cell.read, &cell.other_read})
+    if (r->valid && !ordered(*r, now, b)) report_race(*a, offset, Hazard::WriteAfterRead, *r, now);
+  if (cell.write.valid && !ordered(cell.write, now, b) &&
+      std::memcmp(a->data + offset, value, bytes) != 0)  // the same value again changes nothing
+    report_race(*a, offset, Hazard::WriteAfterWrite, cell.write, now);
+  cell.write = now;
+  cell.read.valid = cell.other_read.valid = false;
+}
+
 }  // namespace
 
 void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool write, const void* value) {
@@ -948,31 +984,21 @@ void note_access(Allocation* a, std::int64_t offset, std::size_t bytes, bool wri
     const std::uint64_t key = (std::uint64_t{t->accesses[kind]++} << 32) | (std::uint64_t{t->linear / 32} << 2) | kind;
     auto& spans = tl_block->groups[key].spans;
     if (a->shared) {  // the 4-byte words, from the start of the array (arrays start at bank 0)
+      const auto lane_bytes = static_cast<std::uint32_t>((t->linear % 32) * 256 + std::min<std::size_t>(bytes, 255));
       for (std::int64_t w = offset / 4; w <= (offset + static_cast<std::int64_t>(bytes) - 1) / 4; ++w)
-        spans.emplace_back(static_cast<std::uintptr_t>(w), 4u);
+        spans.emplace_back(static_cast<std::uintptr_t>(w), lane_bytes);
     } else {
       spans.emplace_back(reinterpret_cast<std::uintptr_t>(a->data) + static_cast<std::uintptr_t>(offset),
                          static_cast<std::uint32_t>(bytes));
     }
   }
   if (!tl_races || !t || t->atomic_depth > 0) return;
-  const Block& b = *tl_block;
-  Cell& cell = (a->shared ? tl_races->shared : tl_races->global)[a][offset];
-  const Access now = access_now(b, *t);
-  if (!write) {
-    if (cell.write.valid && !ordered(cell.write, now, b))
-      report_race(*a, offset, Hazard::ReadAfterWrite, cell.write, now);
-    if (cell.read.valid && cell.read.thread != now.thread) cell.other_read = cell.read;
-    cell.read = now;
+  if (bytes == 16) {  // a float4: each of its floats against the other threads' accesses of it
+    for (std::int64_t w = 0; w < 4; ++w)
+      check_race(*t, a, offset + 4 * w, 4, write, write ? static_cast<const std::byte*>(value) + 4 * w : nullptr);
     return;
   }
-  for (const Access* r : {&cell.read, &cell.other_read})
-    if (r->valid && !ordered(*r, now, b)) report_race(*a, offset, Hazard::WriteAfterRead, *r, now);
-  if (cell.write.valid && !ordered(cell.write, now, b) &&
-      std::memcmp(a->data + offset, value, bytes) != 0)  // the same value again changes nothing
-    report_race(*a, offset, Hazard::WriteAfterWrite, cell.write, now);
-  cell.write = now;
-  cell.read.valid = cell.other_read.valid = false;
+  check_race(*t, a, offset, bytes, write, value);
 }
 
 int barrier(int predicate, int mode, const std::source_location& where) {

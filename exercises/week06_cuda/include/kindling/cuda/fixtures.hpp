@@ -68,4 +68,15 @@ void shared_column(DevPtr<const float> x, DevPtr<float> y, int pitch);
 /// straight from global memory: a warp reads 32 consecutive floats of a row of `in` (4 sectors)
 /// and writes them down a column of `out` (32 sectors). The baseline of week06.transpose.
 void transpose_naive(DevPtr<const float> in, DevPtr<float> out, int rows, int cols);
+/// One warp of float4s: lane t copies the float4 at x + offset + 4 t * stride to y + 4 t (offset in
+/// floats: 1 makes every float4 start 4 bytes past a 16-byte boundary, a misaligned address).
+void copy_float4(DevPtr<const float> x, DevPtr<float> y, int offset, int stride);
+/// One warp: lane t stores x's float4 t at float4 t * pitch of a shared array, waits, reads it
+/// back into y (a float4 access is served 8 lanes at a time: pitch 1 has no bank conflict, pitch 2
+/// two ways in each of the four phases, pitch 8 eight ways).
+void shared_float4(DevPtr<const float> x, DevPtr<float> y, int pitch);
+/// One warp: lanes 2 p and 2 p + 1 both write the float4 at y + 4 p, with no barrier between:
+/// different values (a write-after-write race on each of its floats), or, when `same` is true,
+/// the same values (no race: every order gives the same result).
+void float4_pair_race(DevPtr<float> y, bool same);
 }  // namespace kindling::cuda::fixtures

@@ -4,8 +4,8 @@
 /// week06.elementwise_kernel), compact (week06.strided_contiguous), the pipeline of
 /// asynchronous copies (week06.async_overlap), scale (the kit's own kernel that the pipeline
 /// runs), the row reductions (week06.block_reduce, week06.warp_reduce), the row softmax
-/// (week06.row_softmax), two matrix products (week06.tiled_gemm, week06.register_gemm) and a
-/// transpose (week06.transpose).
+/// (week06.row_softmax), three matrix products (week06.tiled_gemm, week06.register_gemm,
+/// week06.warp_tiled_gemm) and a transpose (week06.transpose).
 
 #include <cstdint>
 #include <vector>
@@ -134,6 +134,43 @@ inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / k
 /// loads: 8 times fewer than matmul_tiled's; its points for speed (against cuBLAS) need a GPU.
 void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
                              Stream stream = nullptr);
+
+/// The block tile of matmul_warp_tiled: kWarpBlockM x kWarpBlockN outputs per block, kWarpBlockK
+/// columns of A (rows of B) per step.
+inline constexpr int kWarpBlockM = 128;
+/// See kWarpBlockM.
+inline constexpr int kWarpBlockN = 128;
+/// See kWarpBlockM.
+inline constexpr int kWarpBlockK = 8;
+/// The part of the block tile that one warp computes: kWarpTileM x kWarpTileN outputs, 8 x 8 per
+/// lane.
+inline constexpr int kWarpTileM = 64;
+/// See kWarpTileM.
+inline constexpr int kWarpTileN = 32;
+/// Threads per block of matmul_warp_tiled: one warp per warp tile of the block tile.
+inline constexpr unsigned kWarpTiledThreads = 32 * (kWarpBlockM / kWarpTileM) * (kWarpBlockN / kWarpTileN);
+
+/// C = A B (row-major, as matmul_tiled) the way fast fp32 kernels do it (the task
+/// week06.warp_tiled_gemm, the stretch step after register_gemm). Blocks of kWarpTiledThreads
+/// threads (one dimension), a grid of ceil(n / kWarpBlockN) x ceil(m / kWarpBlockM); block (bx, by)
+/// computes the kWarpBlockM x kWarpBlockN tile of C at rows by * kWarpBlockM.., columns
+/// bx * kWarpBlockN... Three things on top of register_gemm, each visible in the simulator's
+/// counters (sim::Counters):
+/// - **vector access**: every load from A and B, every store to C and every read of the shared
+///   tiles moves a float4 (`as_float4`): a quarter of the instructions;
+/// - **double buffering**: two copies of each shared tile; while the block multiplies one, its
+///   threads copy the next step's tiles into the other, so that one __syncthreads per step along
+///   k suffices (register_gemm needs two);
+/// - **warp tiling**: warp w computes one kWarpTileM x kWarpTileN part of the block tile, 8 x 8
+///   outputs per lane, and no two lanes of a warp read one shared-memory bank with different words
+///   (zero bank conflicts, the stores into the tiles included).
+/// The global sectors stay within 1.1 times the fewest (where k is a multiple of 8). Requires k
+/// and n multiples of 4 (an Error otherwise, before any launch), so that a float4 never straddles
+/// a row's end, and a, b and c on 16-byte boundaries (cudaMalloc's are on 256; a misaligned float4
+/// access is a KernelError on the simulator and a fault on a GPU). Any m >= 0; m or n = 0
+/// launches nothing; k = 0 gives zeros.
+void matmul_warp_tiled(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
+                       Stream stream = nullptr);
 
 /// The side of transpose's square tiles.
 inline constexpr int kTransposeTile = 32;

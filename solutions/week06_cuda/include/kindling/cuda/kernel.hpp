@@ -10,6 +10,9 @@
 ///   thread reaches, warp operations whose lanes never meet, and results that depend on the
 ///   order in which threads run.
 ///
+/// Vector access: `as_float4(p)[i]` reads or writes four floats in one 16-byte access (under nvcc a
+/// `reinterpret_cast<const float4*>(p)`; static shared arrays are aligned on 16 bytes for it).
+///
 /// Dynamic shared memory: `KINDLING_DYNAMIC_SHARED(float, buf);` inside the kernel (under
 /// nvcc `extern __shared__ float buf[];`, in the simulator a checked pointer to the block's
 /// `config.shared_bytes`). A static shared array: `KINDLING_SHARED(float[32][32], tile);` (under
@@ -34,6 +37,12 @@ DevPtr<T> device_ptr(const void* p) {
   return static_cast<T*>(const_cast<void*>(p));
 }
 
+/// `p` as a pointer to float4: `as_float4(p)[i]` is one 16-byte access, which must start on a
+/// 16-byte boundary.
+__host__ __device__ inline const float4* as_float4(const float* p) { return reinterpret_cast<const float4*>(p); }
+/// The same, writable.
+__host__ __device__ inline float4* as_float4(float* p) { return reinterpret_cast<float4*>(p); }
+
 /// Throws CudaError for a launch configuration beyond CUDA's limits (defined with the runtime).
 void check_launch_or_throw(const char* kernel, const LaunchConfig& config);
 
@@ -52,7 +61,7 @@ template <class A>
 using SharedArrayType = A;
 }  // namespace kindling::cuda
 #define KINDLING_DYNAMIC_SHARED(T, name) extern __shared__ T name[]
-#define KINDLING_SHARED(Type, name) __shared__ ::kindling::cuda::SharedArrayType<Type> name
+#define KINDLING_SHARED(Type, name) __shared__ __align__(16)::kindling::cuda::SharedArrayType<Type> name
 #define KINDLING_UNROLL _Pragma("unroll")
 #else
 #include <kindling/cuda/sim.hpp>

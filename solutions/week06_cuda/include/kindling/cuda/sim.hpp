@@ -38,6 +38,15 @@
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/error.hpp>
 
+/// @cond CUDA_BUILTINS
+// CUDA's float4 (vector_types.h): four floats that one instruction loads or stores, aligned on
+// 16 bytes. In the global namespace, as CUDA declares it.
+struct alignas(16) float4 {
+  float x, y, z, w;
+};
+inline float4 make_float4(float x, float y, float z, float w) { return float4{x, y, z, w}; }
+/// @endcond
+
 namespace kindling::cuda {
 
 /// A kernel did something CUDA leaves undefined (or that hangs a GPU): the message names
@@ -95,6 +104,11 @@ void set_bytes(Allocation* a, std::size_t offset, int value, std::size_t bytes);
 /// Reports a bad access (out of bounds, freed, never written) from the running kernel or the
 /// host. Never returns.
 [[noreturn]] void access_error(const Allocation* a, std::int64_t offset, std::size_t bytes, bool write);
+/// Reports an access of `bytes` bytes that does not start on a multiple of `align` (a float4
+/// read through a pointer 4 bytes past a 16-byte boundary): CUDA's "misaligned address". Never
+/// returns.
+[[noreturn]] void misaligned_error(const Allocation* a, std::int64_t offset, std::size_t bytes, std::size_t align,
+                                   bool write);
 /// Marks bytes written (and, for an atomic, excluded from the race check's comparison).
 void mark(Allocation* a, std::int64_t offset, std::size_t bytes, std::uint8_t bits);
 /// Every checked access of a kernel passes here, before it happens: it counts the access
@@ -182,10 +196,12 @@ Allocation* static_shared(const void* tag, std::size_t bytes, std::size_t elemen
 
 /// Counters of the last launch, for grading on traffic instead of time.
 struct Counters {
-  std::uint64_t global_loads = 0;             ///< elements read from device memory
-  std::uint64_t global_stores = 0;            ///< elements written to device memory
-  std::uint64_t shared_loads = 0;             ///< elements read from shared memory (dynamic and static)
-  std::uint64_t shared_stores = 0;            ///< elements written to shared memory
+  /// Reads of device memory: one per load instruction of a thread (a float4 read, 16 bytes, counts
+  /// one, as it is one instruction on a GPU; a float counts one too).
+  std::uint64_t global_loads = 0;
+  std::uint64_t global_stores = 0;            ///< writes of device memory (instructions, as global_loads)
+  std::uint64_t shared_loads = 0;             ///< reads of shared memory (dynamic and static), as global_loads
+  std::uint64_t shared_stores = 0;            ///< writes of shared memory, as global_loads
   std::uint64_t max_thread_shared_loads = 0;  ///< the most shared-memory reads of any one thread
   /// 32-byte sectors of global memory that the warps' accesses touched. A warp's accesses are
   /// grouped as the hardware coalesces them: the i-th load (or store) of each of its lanes.
@@ -198,7 +214,10 @@ struct Counters {
   std::uint64_t global_sectors_min = 0;
   /// Shared-memory bank conflicts: for each group (the i-th shared load or store of a warp's
   /// lanes), the most distinct 4-byte words that fall in one of the 32 banks, less one (lanes that
-  /// read the same word share it). 0 when no two lanes of a group ever need one bank.
+  /// read the same word share it). 0 when no two lanes of a group ever need one bank. Wider
+  /// accesses are served in phases, as the hardware does: a warp's 8-byte accesses in two of 16
+  /// lanes, its 16-byte (float4) accesses in four of 8 lanes; each phase counts its own extra turns
+  /// (a float4 access by 32 lanes of consecutive float4s has none).
   std::uint64_t shared_bank_conflicts = 0;
   std::uint64_t shared_requests = 0;  ///< those shared-memory groups (warp-wide requests)
   std::uint64_t barriers = 0;         ///< __syncthreads completed by a block
@@ -249,6 +268,7 @@ std::string type_name() {
   if constexpr (std::is_same_v<U, unsigned>) return "unsigned";
   if constexpr (std::is_same_v<U, std::int64_t>) return "int64";
   if constexpr (std::is_same_v<U, std::uint8_t>) return "uint8";
+  if constexpr (std::is_same_v<U, ::float4>) return "float4";
   return "element";
 }
 
@@ -303,6 +323,8 @@ class Ref {
   void check(bool write) const {
     if (a_->freed || offset_ < 0 || static_cast<std::size_t>(offset_) + sizeof(T) > a_->bytes)
       sim::access_error(a_, offset_, sizeof(T), write);
+    if (offset_ % static_cast<std::int64_t>(alignof(T)) != 0)  // allocations start on 256 bytes
+      sim::misaligned_error(a_, offset_, sizeof(T), alignof(T), write);
     if (!write)
       for (std::size_t b = 0; b < sizeof(T); ++b)
         if (!(a_->shadow[static_cast<std::size_t>(offset_) + b] & sim::Allocation::kWritten))
@@ -458,6 +480,15 @@ void launch(const LaunchConfig& config, Args... args) {
     sim::run_grid(name.c_str(), config, &Call::run, &call, touched, orders);
   });
 }
+
+/// `p` as a pointer to float4 (under nvcc, `reinterpret_cast<const float4*>(p)`): `as_float4(p)[i]`
+/// reads or writes the four floats from p + 4 i in one access, which must start on a 16-byte
+/// boundary (a misaligned one is a KernelError, as it is a fault on a GPU).
+inline DevPtr<const ::float4> as_float4(DevPtr<const float> p) {
+  return DevPtr<const ::float4>(p.allocation(), p.byte_offset());
+}
+/// The same, writable.
+inline DevPtr<::float4> as_float4(DevPtr<float> p) { return DevPtr<::float4>(p.allocation(), p.byte_offset()); }
 
 /// The device address `p` (what Runtime::malloc returned, plus an offset) as a pointer to T
 /// that the simulator checks; null stays null. Throws CudaError for an address that is not
