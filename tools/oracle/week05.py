@@ -674,6 +674,45 @@ for (m, n, kk, sa, za, da, sb, zb, db) in [(6, 5, 300, 0.02, 130, "quint8", 0.00
                        "product": product.reshape(-1).tolist()})
 cases["int_matmul"] = int_matmul
 
+# optimizer.state_dict()'s layout after 3 steps (week05.sgd, week05.adam): state keyed by parameter
+# index (a parameter that never had a gradient has none), each with its buffers and, for Adam, its
+# step; param_groups with every option and the parameters as indices. The same INIT and gradients
+# as the trajectories above; parameter 2 never gets a gradient.
+state_dicts = []
+for name, kind, groups in [("sgd_momentum", "SGD", [({"lr": 0.1, "momentum": 0.9}, [0, 1, 2])]),
+                           ("sgd_two_groups", "SGD", [({"lr": 0.1, "momentum": 0.9}, [0, 2]),
+                                                      ({"lr": 0.05, "momentum": 0.5, "nesterov": True}, [1])]),
+                           ("adam", "Adam", [({"lr": 0.01}, [0, 1, 2])]),
+                           ("adam_amsgrad_two_groups", "Adam", [({"lr": 0.01, "amsgrad": True}, [1]),
+                                                                ({"lr": 0.05, "betas": [0.5, 0.9]}, [2, 0])]),
+                           ("adamw", "AdamW", [({"lr": 0.01, "weight_decay": 0.1}, [0, 1, 2])])]:
+    params = [p.clone().requires_grad_() for p in INIT] + [torch.zeros(2, requires_grad=True)]
+    torch_groups = []
+    for options, idx in groups:
+        g = {k: (tuple(v) if k == "betas" else v) for k, v in options.items()}
+        g["params"] = [params[i] for i in idx]
+        torch_groups.append(g)
+    defaults = {"lr": groups[0][0]["lr"]} if kind == "SGD" else {}
+    opt = OPTIMIZERS[kind](torch_groups, foreach=False, **defaults)
+    for t in range(1, 4):
+        for k, p in enumerate(params[:2]):
+            p.grad = grad_at(t, k, p)
+        opt.step()
+    sd = opt.state_dict()
+    state = {}
+    for index, st in sd["state"].items():
+        entry = {"buffers": {}}
+        for key, v in st.items():
+            if key == "step":
+                entry["step"] = float(v)
+            else:
+                entry["buffers"][key] = values(v)
+        state[str(index)] = entry
+    state_dicts.append({"name": name, "optimizer": kind, "groups": [{"options": o, "params": i} for o, i in groups],
+                        "init": [values(p) for p in INIT] + [values(torch.zeros(2))], "steps": 3, "state": state,
+                        "param_groups": sd["param_groups"]})
+cases["optimizer_state_dicts"] = state_dicts
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)

@@ -1,6 +1,7 @@
 // Week 5's optimizers, schedules and gradient clipping against PyTorch 1.13
 // (tools/oracle/week05.py): 100-step trajectories, 100-step rate sequences, norms.
 
+#include <algorithm>
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -114,7 +115,84 @@ void check_schedule(const std::string& name, Make make) {
 }  // namespace
 
 // ---- week05.sgd / week05.adam --------------------------------------------------------------------------------------
+namespace {
+// optimizer.state_dict() after 3 steps against PyTorch 1.13's (tools/oracle/week05.py): the state
+// keyed by parameter index, only for parameters that had a gradient; each buffer by PyTorch's
+// name, with its values; Adam's step; and param_groups with their options and their parameters as
+// indices. The names and the step are the student's (the step stores them), the layout is the
+// engine's. PyTorch's flags that choose its own implementation (foreach, capturable,
+// differentiable, fused) have no counterpart in the kit and are not compared.
+void check_state_dicts(const std::string& kind) {
+  int n = 0;
+  for (const auto& c : oracle_json("optimizer_state_dicts")) {
+    if (c.at("optimizer").get<std::string>() != kind) continue;
+    ++n;
+    SCOPED_TRACE(c.at("name").get<std::string>());
+    std::vector<Tensor> params;
+    for (const auto& v : c.at("init")) params.push_back(tensor_from_json(v).requires_grad_());
+    std::vector<ParamGroup> groups;
+    for (const auto& g : c.at("groups")) {
+      ParamGroup group;
+      for (const auto& i : g.at("params")) group.params.push_back(params.at(i.get<std::size_t>()));
+      group.options = options_from(g.at("options"));
+      groups.push_back(group);
+    }
+    std::unique_ptr<Optimizer> opt;
+    if (kind == "SGD") opt = std::make_unique<SGD>(groups, SGD::Config{});
+    if (kind == "Adam") opt = std::make_unique<Adam>(groups, Adam::Config{});
+    if (kind == "AdamW") opt = std::make_unique<AdamW>(groups);
+    for (int t = 1; t <= c.at("steps").get<int>(); ++t) {
+      for (std::size_t k = 0; k < 2; ++k)  // the third parameter never gets a gradient
+        params[k].mutable_grad() = oracle_gradient(params[k], t, static_cast<int>(k));
+      opt->step();
+    }
+    const OptimizerState sd = opt->state_dict();
+    std::vector<std::int64_t> have, want;
+    for (const auto& [index, st] : sd.state) have.push_back(index);
+    for (const auto& [index, st] : c.at("state").items()) want.push_back(std::stoll(index));
+    std::sort(want.begin(), want.end());
+    ASSERT_EQ(have, want) << "the parameter indices in state: a parameter that never had a gradient has no state, "
+                             "and the indices count through every group's parameters in order";
+    for (const auto& [index, st] : c.at("state").items()) {
+      SCOPED_TRACE("state[" + index + "]");
+      const ParamState& mine = sd.state.at(std::stoll(index));
+      std::vector<std::string> names, their_names;
+      for (const auto& [name, t] : mine.buffers) names.push_back(name);
+      for (const auto& [name, v] : st.at("buffers").items()) their_names.push_back(name);
+      std::sort(their_names.begin(), their_names.end());
+      ASSERT_EQ(names, their_names) << "the state's buffers, by PyTorch's names";
+      for (const auto& [name, v] : st.at("buffers").items())
+        expect_values(mine.buffers.at(name), values_from_json(v), 1e-5, 1e-7);
+      if (st.contains("step")) {
+        EXPECT_EQ(mine.step, st.at("step").get<double>()) << "Adam's step count";
+      }
+    }
+    const auto& their_groups = c.at("param_groups");
+    ASSERT_EQ(sd.param_groups.size(), their_groups.size());
+    for (std::size_t g = 0; g < their_groups.size(); ++g) {
+      SCOPED_TRACE("param_groups[" + std::to_string(g) + "]");
+      const PackedGroup& mine = sd.param_groups[g];
+      EXPECT_EQ(mine.params, their_groups[g].at("params").get<std::vector<std::int64_t>>());
+      for (const auto& [key, value] : their_groups[g].items()) {
+        if (key == "params" || key == "foreach" || key == "capturable" || key == "differentiable" || key == "fused")
+          continue;
+        if (key == "betas") {
+          EXPECT_EQ(mine.options["beta1"], value.at(0).get<double>());
+          EXPECT_EQ(mine.options["beta2"], value.at(1).get<double>());
+        } else {
+          ASSERT_TRUE(mine.options.has(key)) << "option " << key;
+          EXPECT_EQ(mine.options[key], value.is_boolean() ? (value.get<bool>() ? 1.0 : 0.0) : value.get<double>())
+              << "option " << key;
+        }
+      }
+    }
+  }
+  EXPECT_GT(n, 0);
+}
+}  // namespace
+
 TEST(week05_sgd, TrajectoriesMatchPyTorchOver100Steps) { check_trajectories("SGD"); }
+TEST(week05_sgd, StateDictHasPyTorchsLayoutAndValues) { check_state_dicts("SGD"); }
 
 TEST(week05_sgd, SkipsParametersWithoutAGradientAndKeepsMomentumPerParameter) {
   const Tensor a = tensor({1.0f, 2.0f}).requires_grad_(), b = tensor({3.0f}).requires_grad_();
@@ -142,6 +220,10 @@ TEST(week05_sgd, MaximizeNegatesTheGradientBeforeWeightDecayIsAdded) {
 
 TEST(week05_adam, AdamTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("Adam"); }
 TEST(week05_adam, AdamWTrajectoriesMatchPyTorchOver100Steps) { check_trajectories("AdamW"); }
+TEST(week05_adam, StateDictHasPyTorchsLayoutAndValues) {
+  check_state_dicts("Adam");
+  check_state_dicts("AdamW");
+}
 
 // p = torch.tensor([1.0], requires_grad=True); o = torch.optim.Adam([p], lr=0.1, eps=1.0)
 // p.grad = torch.tensor([1.0]); o.step(); p.item() -> 0.949999988079071

@@ -50,6 +50,28 @@ TEST(EngineRuntime, TheSimulatorIsOneDeviceAndCudaMeansItWithoutAGpu) {
             std::string::npos);
 }
 
+// torch.cuda.get_device_properties: what a program checks before it picks a batch size. On the
+// simulated device, the memory is its capacity (1 GiB unless set), and it models no compute
+// capability; a device past device_count() is refused in PyTorch's words.
+TEST(EngineRuntime, DevicePropertiesGiveTheNameAndTheTotalMemory) {
+  const cu::DeviceProperties p = cu::get_device_properties(0);
+  EXPECT_EQ(p.name, "simulated device");
+  EXPECT_EQ(p.total_memory, std::size_t{1} << 30);
+  EXPECT_EQ(p.total_memory, rt().mem_info().second) << "cudaMemGetInfo's total is the same memory";
+  EXPECT_EQ(p.multi_processor_count, 1);
+  cu::sim::set_capacity(std::size_t{256} << 20);
+  EXPECT_EQ(cu::get_device_properties().total_memory, std::size_t{256} << 20);
+  cu::sim::set_capacity(std::size_t{1} << 30);
+  for (const int bad : {1, -1}) {
+    try {
+      (void)cu::get_device_properties(bad);
+      ADD_FAILURE() << "device " << bad << " was not refused";
+    } catch (const kindling::Error& e) {
+      EXPECT_EQ(std::string(e.what()), "Invalid device id");
+    }
+  }
+}
+
 TEST(EngineRuntime, LazyStreamsRunNothingUntilTheHostSynchronises) {
   const auto x = ramp(1000);
   void* dx = rt().malloc(1000 * sizeof(float));

@@ -54,6 +54,11 @@ class CudaDevice final : public Runtime {
     }
     return n;
   }
+  DeviceProperties properties(int index) override {
+    cudaDeviceProp p{};
+    KINDLING_CUDA_CHECK(cudaGetDeviceProperties(&p, index));
+    return DeviceProperties{p.name, p.totalGlobalMem, p.major, p.minor, p.multiProcessorCount};
+  }
   void* malloc(std::size_t bytes) override {
     void* p = nullptr;
     KINDLING_CUDA_CHECK(cudaMalloc(&p, bytes));
@@ -205,6 +210,11 @@ std::string backend_description() {
 
 bool is_available() { return runtime().device_count() > 0; }
 int device_count() { return runtime().device_count(); }
+
+DeviceProperties get_device_properties(int device) {
+  KINDLING_CHECK(device >= 0 && device < runtime().device_count(), "Invalid device id");
+  return runtime().properties(device);
+}
 void synchronize() { runtime().synchronize(); }
 
 }  // namespace kindling::cuda

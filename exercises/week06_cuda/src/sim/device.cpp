@@ -71,6 +71,7 @@ class SimDevice final : public Runtime {
   Backend backend() const override { return Backend::Simulator; }
   std::string name() const override { return "simulated device"; }
   int device_count() override { return 1; }
+  DeviceProperties properties(int) override { return DeviceProperties{name(), capacity(), 0, 0, 1}; }
 
   void* malloc(std::size_t bytes) override {
     check_sticky();

@@ -81,6 +81,15 @@ struct TimelineEntry {
   double end_us;         ///< modelled end
 };
 
+/// What torch.cuda.get_device_properties(i) tells a program about a device before it uses it.
+struct DeviceProperties {
+  std::string name;               ///< "simulated device", or the GPU's ("NVIDIA H200")
+  std::size_t total_memory = 0;   ///< bytes of device memory (the simulated device's capacity: 1 GiB unless set)
+  int major = 0;                  ///< compute capability, major (0 on the simulated device: it models none)
+  int minor = 0;                  ///< compute capability, minor
+  int multi_processor_count = 0;  ///< streaming multiprocessors (1 on the simulated device: a block at a time)
+};
+
 /// The device runtime's interface, which both backends implement.
 class Runtime {
  public:
@@ -91,6 +100,8 @@ class Runtime {
   virtual std::string name() const = 0;
   /// Devices this backend offers (the simulator offers one).
   virtual int device_count() = 0;
+  /// cudaGetDeviceProperties of device `index` (0 <= index < device_count()).
+  virtual DeviceProperties properties(int index) = 0;
 
   /// cudaMalloc: `bytes` of device memory (throws OutOfMemoryError when none is left).
   virtual void* malloc(std::size_t bytes) = 0;
@@ -178,6 +189,19 @@ std::string backend_description();
 bool is_available();
 /// torch.cuda.device_count().
 int device_count();
+/// torch.cuda.get_device_properties(device): name, total_memory, compute capability and
+/// multiprocessors. Error "Invalid device id" (PyTorch's words) for a device past device_count().
+DeviceProperties get_device_properties(int device = 0);
+/// The devices a process sees, by the CUDA runtime's rule for CUDA_VISIBLE_DEVICES (read once, when
+/// the runtime starts), on a machine with `physical` devices: `value` null (the variable unset), all
+/// of them in order; otherwise the comma-separated indices in the order given, each read as a
+/// number at its start (as strtoul reads it: "1gpu" is 1), up to the first entry that is no valid
+/// index (empty, negative, not a number, not below `physical`), which hides itself and every entry
+/// after it (CUDA's guide: "0,2,-1,1" shows devices 0 and 2). A repeated index, which the guide
+/// leaves unsaid, ends the list too. An empty value hides every device. On a GPU the CUDA runtime applies the
+/// variable itself; the simulated device does not (on a machine with GPUs the variable is set for
+/// them), and this function is the rule on its own.
+std::vector<int> visible_devices(const char* value, int physical);
 /// torch.cuda.synchronize().
 void synchronize();
 
