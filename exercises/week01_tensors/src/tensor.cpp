@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <kindling/checked.hpp>
+#include <kindling/deterministic.hpp>
 #include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/linalg.hpp>
@@ -644,6 +645,17 @@ std::string to_string(const Tensor& t) {
 }
 
 int get_num_threads() { return detail::max_threads(); }
+
+namespace {
+std::atomic<bool> g_deterministic{false}, g_deterministic_warn_only{false};
+}  // namespace
+
+void use_deterministic_algorithms(bool mode, bool warn_only) {
+  g_deterministic.store(mode);
+  g_deterministic_warn_only.store(mode && warn_only);
+}
+bool are_deterministic_algorithms_enabled() { return g_deterministic.load(); }
+bool is_deterministic_algorithms_warn_only_enabled() { return g_deterministic_warn_only.load(); }
 
 namespace {
 // The thread counter (record_parallel_use): a flag read on every decision, the list behind a lock

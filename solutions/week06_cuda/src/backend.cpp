@@ -4,13 +4,17 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <vector>
 
 #include <kindling/cuda/caching_allocator.hpp>
 #include <kindling/cuda/runtime.hpp>
 #include <kindling/cuda/sim.hpp>
+#include <kindling/deterministic.hpp>
 #include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
 
@@ -127,6 +131,24 @@ std::vector<Tensor> fold_dims(std::vector<Tensor> ts) {
   for (Tensor& t : ts)
     if (!is_scalar(t)) t = merged(t, runs);
   return ts;
+}
+
+// Benchmark mode (set_benchmark): its flag, the default algorithm and the choices by shape.
+std::atomic<bool> g_benchmark{false};
+std::atomic<GemmAlgorithm> g_default_gemm{GemmAlgorithm::Tiled};
+std::mutex g_choices_mutex;
+std::map<std::array<std::int64_t, 4>, GemmAlgorithm> g_choices;
+
+bool benchmark_choice(const kernels::GemmLayout& L, GemmAlgorithm* algorithm) {
+  const std::lock_guard lock(g_choices_mutex);
+  const auto it = g_choices.find({L.m, L.k, L.n, L.batch});
+  if (it == g_choices.end()) return false;
+  *algorithm = it->second;
+  return true;
+}
+void remember_choice(const kernels::GemmLayout& L, GemmAlgorithm algorithm) {
+  const std::lock_guard lock(g_choices_mutex);
+  g_choices[{L.m, L.k, L.n, L.batch}] = algorithm;
 }
 
 class CudaBackend final : public DeviceBackend {
@@ -270,6 +292,29 @@ class CudaBackend final : public DeviceBackend {
   void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate) override {
     sim::ScopedRaceCheckOrders engine_kernels(1);
     KINDLING_CHECK(a.is_floating_point(), "\"addmm_cuda\" not implemented for '", dtype_short_name(a.dtype()), "'");
+    const kernels::GemmLayout L = gemm_layout(out, a, b);
+    GemmAlgorithm algorithm = gemm_algorithm(L.m, L.k, L.n, L.batch);
+    if (benchmark_enabled() && !kernels_built_for_device() && !benchmark_choice(L, &algorithm)) {
+      // The first product of this shape: time each algorithm on scratch copies of the output, keep
+      // the fastest (cudnn.benchmark's auto-tuner; the timing, not the data, decides).
+      double best = 0;
+      for (const GemmAlgorithm candidate : {GemmAlgorithm::Tiled, GemmAlgorithm::SplitK}) {
+        const Tensor scratch = empty_on_device(out);
+        const auto start = std::chrono::steady_clock::now();
+        run_gemm(candidate, scratch, a, b, alpha, false);
+        runtime().synchronize();
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (candidate == GemmAlgorithm::Tiled || seconds < best) {
+          best = seconds;
+          algorithm = candidate;
+        }
+      }
+      remember_choice(L, algorithm);
+    }
+    run_gemm(algorithm, out, a, b, alpha, accumulate);
+  }
+
+  static kernels::GemmLayout gemm_layout(const Tensor& out, const Tensor& a, const Tensor& b) {
     const bool batched = a.dim() == 3;
     const auto at = [](const Tensor& t, std::size_t d) { return t.strides()[d]; };
     const std::size_t r = batched ? 1 : 0, c = r + 1;
@@ -290,8 +335,18 @@ class CudaBackend final : public DeviceBackend {
     L.c_row = at(out, r);
     L.c_col = at(out, c);
     L.c_batch = batched ? at(out, 0) : 0;
+    return L;
+  }
+
+  static void run_gemm(GemmAlgorithm algorithm, const Tensor& out, const Tensor& a, const Tensor& b,
+                       const Scalar& alpha, bool accumulate) {
+    const kernels::GemmLayout L = gemm_layout(out, a, b);
+    const bool split_k = algorithm == GemmAlgorithm::SplitK;
+    Tensor workspace;  // freed after the launch: the allocator reuses it only after the stream's work
+    if (split_k)
+      workspace = empty({L.batch * kernels::kSplitK * L.m * L.n}, TensorOptions(out.dtype()).device(out.device()));
     kernels::gemm(a.dtype(), out.storage().data(), a.storage().data(), b.storage().data(), L, alpha.to<double>(),
-                  accumulate, nullptr);
+                  accumulate, split_k, split_k ? workspace.data_ptr() : nullptr, nullptr);
   }
 
   void index_select(const Tensor& out, const Tensor& x, std::int64_t dim, const Tensor& index) override {
@@ -304,7 +359,7 @@ class CudaBackend final : public DeviceBackend {
     sim::ScopedRaceCheckOrders engine_kernels(1);
     const auto [outer, size, inner] = around(out, dim);
     kernels::index_add(out.dtype(), out.data_ptr(), src.data_ptr(), index.data_ptr(), outer, size, index.numel(), inner,
-                       nullptr);
+                       are_deterministic_algorithms_enabled(), nullptr);
   }
 
   void im2col(const Tensor& cols, const Tensor& x, const Window2d& g) override {
@@ -398,6 +453,24 @@ class CudaBackend final : public DeviceBackend {
   std::vector<std::pair<Event, Storage>> kept_;
 };
 }  // namespace
+
+void set_benchmark(bool on) { g_benchmark.store(on); }
+bool benchmark_enabled() { return g_benchmark.load(); }
+void set_default_gemm_algorithm(GemmAlgorithm algorithm) { g_default_gemm.store(algorithm); }
+GemmAlgorithm gemm_algorithm(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t batch) {
+  kernels::GemmLayout L;
+  L.m = m;
+  L.k = k;
+  L.n = n;
+  L.batch = batch;
+  GemmAlgorithm chosen = g_default_gemm.load();
+  if (g_benchmark.load()) benchmark_choice(L, &chosen);
+  return chosen;
+}
+void clear_benchmark_cache() {
+  const std::lock_guard lock(g_choices_mutex);
+  g_choices.clear();
+}
 
 }  // namespace kindling::cuda
 

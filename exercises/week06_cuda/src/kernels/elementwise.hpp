@@ -98,9 +98,13 @@ void window_mean(ScalarType type, void* out, void* x, const void* rows, const vo
 void index_gather(ScalarType type, void* out, const void* x, const void* index, std::int64_t outer, std::int64_t size,
                   std::int64_t count, std::int64_t inner, void* stream);
 /// index_gather's adjoint: out [outer, size, inner] entry index[j] += src [outer, count, inner]
-/// entry j, for j in order (repeated entries add up; deterministic, no atomics).
+/// entry j (repeated entries add up). `deterministic`: one thread per column of out adds the
+/// entries j in order (the same bits every run). Otherwise floating types take an atomic add from
+/// one thread per element of src (more parallel; the order of the additions, and so the last bits,
+/// change from run to run); integer types always take the ordered kernel (integer addition does
+/// not depend on the order).
 void index_add(ScalarType type, void* out, const void* src, const void* index, std::int64_t outer, std::int64_t size,
-               std::int64_t count, std::int64_t inner, void* stream);
+               std::int64_t count, std::int64_t inner, bool deterministic, void* stream);
 
 /// Where the matrices of a (batched) product lie, in elements: C[z] (m x n) = A[z] (m x k) B[z] (k x n).
 struct GemmLayout {
@@ -110,10 +114,16 @@ struct GemmLayout {
   std::int64_t c_offset = 0, c_row = 0, c_col = 0, c_batch = 0;  ///< C's offset and strides
 };
 
+/// The slices of k that the split-k product adds up separately.
+inline constexpr int kSplitK = 4;
+
 /// C = alpha A B (+ C when `accumulate`) for each of the layout's batches, floating `type`: cuBLAS in
-/// the device build where every matrix has a unit stride, else the kit's own tiled GEMM (16 x 16
-/// tiles through shared memory), which is also the simulator's.
+/// the device build where every matrix has a unit stride, else the kit's own kernels, which are also
+/// the simulator's: `split_k` false, one 16 x 16 tile of C per block walking all of k (each output
+/// the sum of its k products in order); true, kSplitK blocks per tile, each over a quarter of k into
+/// `workspace` (batch * kSplitK * m * n elements of `type`), then a second kernel that adds the
+/// quarters in order. The same products, added in another order: the last bits differ.
 void gemm(ScalarType type, const void* c, const void* a, const void* b, const GemmLayout& layout, double alpha,
-          bool accumulate, void* stream);
+          bool accumulate, bool split_k, void* workspace, void* stream);
 
 }  // namespace kindling::cuda::kernels

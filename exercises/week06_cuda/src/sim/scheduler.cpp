@@ -1100,8 +1100,13 @@ std::string kernel_name_from(const char* pretty) {
   return s.substr(begin, end - begin);
 }
 
+static thread_local int tl_thread_order = 0;
+int thread_order() { return tl_thread_order; }
+ScopedThreadOrder::ScopedThreadOrder(int order) : saved_(tl_thread_order) { tl_thread_order = std::max(0, order); }
+ScopedThreadOrder::~ScopedThreadOrder() { tl_thread_order = saved_; }
+
 void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context,
-              const std::vector<Allocation*>& touched, int orders_at_launch) {
+              const std::vector<Allocation*>& touched, int orders_at_launch, int single_order) {
   if (const std::string why = check_launch_config(config); !why.empty())
     throw Error(std::string("kernel ") + kernel + ": invalid launch configuration: " + why);
   if (tl_thread) throw KernelError(where_now() + ": a kernel cannot launch another kernel here");
@@ -1128,7 +1133,7 @@ void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*
   const int orders = orders_at_launch > 0 ? orders_at_launch : g_orders;
   tl_counters = {};
   if (orders <= 1) {
-    run_all_blocks(l, 0);
+    run_all_blocks(l, single_order);
     g_last = tl_counters;
     return;
   }

@@ -3,6 +3,7 @@
 /// Everything in one include.
 
 #include <kindling/casts.hpp>
+#include <kindling/deterministic.hpp>
 #include <kindling/eigh.hpp>
 #include <kindling/factory.hpp>
 #include <kindling/join.hpp>

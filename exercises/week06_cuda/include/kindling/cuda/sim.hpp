@@ -157,8 +157,9 @@ unsigned active_mask();
 /// lists the allocations the kernel's pointer arguments name: the race check compares those
 /// (all live allocations when empty).
 /// `orders`: the thread orders to run (race_check_orders() when the launch was issued; 0: now).
+/// `single_order`: the order a launch of one order runs in (thread_order() when it was issued).
 void run_grid(const char* kernel, const LaunchConfig& config, void (*body)(void*), void* context,
-              const std::vector<Allocation*>& touched = {}, int orders = 0);
+              const std::vector<Allocation*>& touched = {}, int orders = 0, int single_order = 0);
 /// Checks `config` (sets the runtime's last error and throws CudaError when it is beyond CUDA's
 /// limits), then queues `run` on the stream of `config`: the runtime runs it when the stream's
 /// mode says (at once, or when the host synchronises).
@@ -179,6 +180,25 @@ class ScopedRaceCheckOrders {
   ~ScopedRaceCheckOrders();
   ScopedRaceCheckOrders(const ScopedRaceCheckOrders&) = delete;
   ScopedRaceCheckOrders& operator=(const ScopedRaceCheckOrders&) = delete;
+
+ private:
+  int saved_;
+};
+
+/// The order in which a launch of one thread order (the engine's own kernels) runs its blocks and
+/// threads: 0 forward (the default), 1 reverse, k >= 2 a shuffle seeded by k. A GPU runs them in
+/// an order of its own that changes from run to run; this is how a test shows what that does to a
+/// result (an atomic float sum's last bits) on the simulator.
+int thread_order();
+/// For its lifetime, launches of one order issued by this thread run in `order` (thread_order()).
+class ScopedThreadOrder {
+ public:
+  /// Sets the order for this thread.
+  explicit ScopedThreadOrder(int order);
+  /// Restores the previous one.
+  ~ScopedThreadOrder();
+  ScopedThreadOrder(const ScopedThreadOrder&) = delete;
+  ScopedThreadOrder& operator=(const ScopedThreadOrder&) = delete;
 
  private:
   int saved_;
@@ -475,10 +495,11 @@ void launch(const LaunchConfig& config, Args... args) {
   };
   std::vector<sim::Allocation*> touched;
   (sim::collect_allocation(touched, args), ...);
-  const int orders = sim::race_check_orders();
-  sim::enqueue_launch(name, config, [config, touched, orders, call = Call{std::tuple<Args...>(args...)}]() mutable {
-    sim::run_grid(name.c_str(), config, &Call::run, &call, touched, orders);
-  });
+  const int orders = sim::race_check_orders(), order = sim::thread_order();
+  sim::enqueue_launch(name, config,
+                      [config, touched, orders, order, call = Call{std::tuple<Args...>(args...)}]() mutable {
+                        sim::run_grid(name.c_str(), config, &Call::run, &call, touched, orders, order);
+                      });
 }
 
 /// `p` as a pointer to float4 (under nvcc, `reinterpret_cast<const float4*>(p)`): `as_float4(p)[i]`

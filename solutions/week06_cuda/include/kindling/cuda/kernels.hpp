@@ -135,6 +135,20 @@ inline constexpr unsigned kRegisterThreads = (kBlockM / kThreadM) * (kBlockN / k
 void matmul_register_blocked(DevPtr<const float> a, DevPtr<const float> b, DevPtr<float> c, int m, int k, int n,
                              Stream stream = nullptr);
 
+/// out[o, index[j], i] += src[o, j, i] for every o < outer, j < count, i < inner, with the same bits
+/// on every run (the task week06.ordered_index_add; the engine's index_add on float and double
+/// `cuda` tensors under use_deterministic_algorithms(true)). `out` is [outer, size, inner] and `src`
+/// [outer, count, inner], contiguous; `index` holds `count` entries in [0, size), which may repeat
+/// (their values then add up). Every element of out receives its additions in the order j = 0, 1,
+/// ..., the CPU's order, whatever order the GPU runs the threads in: the result is the CPU's bit
+/// for bit. Launches on `stream` blocks of kIndexAddThreads threads; outer * inner = 0 or count = 0
+/// launches nothing.
+template <class T>
+void index_add_ordered(DevPtr<T> out, DevPtr<const T> src, DevPtr<const std::int64_t> index, std::int64_t outer,
+                       std::int64_t size, std::int64_t count, std::int64_t inner, Stream stream = nullptr);
+/// Threads per block of index_add_ordered.
+inline constexpr unsigned kIndexAddThreads = 256;
+
 /// The block tile of matmul_warp_tiled: kWarpBlockM x kWarpBlockN outputs per block, kWarpBlockK
 /// columns of A (rows of B) per step.
 inline constexpr int kWarpBlockM = 128;

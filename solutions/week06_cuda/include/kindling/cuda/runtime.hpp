@@ -205,6 +205,28 @@ std::vector<int> visible_devices(const char* value, int physical);
 /// torch.cuda.synchronize().
 void synchronize();
 
+/// The algorithms of the engine's matrix product on `cuda` where the kit's own kernels run (on the
+/// simulator; a GPU build hands products to cuBLAS, which chooses for itself).
+enum class GemmAlgorithm {
+  Tiled,  ///< one 16 x 16 tile of C per block, walking all of k: each output's k products in order
+  SplitK  ///< four blocks per tile, each over a quarter of k, then the quarters added in order
+};
+/// torch.backends.cudnn.benchmark, for the engine's matrix product: while on, the first product of
+/// each shape (m, k, n, batch) runs every algorithm on it, times each, and keeps the fastest for
+/// that shape from then on. Off by default. Which one wins depends on the machine and the moment,
+/// and the algorithms add the same products in different orders: two runs of one program may then
+/// differ in their results' last bits, which is why a reproducible run turns it off.
+void set_benchmark(bool on);
+/// Whether benchmark mode is on.
+bool benchmark_enabled();
+/// The algorithm products run without a timed choice (Tiled unless set; cuDNN's heuristic choice).
+void set_default_gemm_algorithm(GemmAlgorithm algorithm);
+/// The algorithm a product of this shape runs now: benchmark mode's choice once it has timed the
+/// shape, the default otherwise.
+GemmAlgorithm gemm_algorithm(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t batch = 1);
+/// Forgets benchmark mode's choices (cuDNN keeps its own for the life of the process).
+void clear_benchmark_cache();
+
 namespace sim {
 /// Sets how the simulated device runs its streams; waits for queued work first.
 void set_mode(SimMode mode);
