@@ -293,7 +293,7 @@ class CudaBackend final : public DeviceBackend {
     sim::ScopedRaceCheckOrders engine_kernels(1);
     KINDLING_CHECK(a.is_floating_point(), "\"addmm_cuda\" not implemented for '", dtype_short_name(a.dtype()), "'");
     const kernels::GemmLayout L = gemm_layout(out, a, b);
-    GemmAlgorithm algorithm = gemm_algorithm(L.m, L.k, L.n, L.batch);
+    GemmAlgorithm algorithm = g_default_gemm.load();
     if (benchmark_enabled() && !kernels_built_for_device() && !benchmark_choice(L, &algorithm)) {
       // The first product of this shape: time each algorithm on scratch copies of the output, keep
       // the fastest (cudnn.benchmark's auto-tuner; the timing, not the data, decides).
@@ -301,7 +301,7 @@ class CudaBackend final : public DeviceBackend {
       for (const GemmAlgorithm candidate : {GemmAlgorithm::Tiled, GemmAlgorithm::SplitK}) {
         const Tensor scratch = empty_on_device(out);
         const auto start = std::chrono::steady_clock::now();
-        run_gemm(candidate, scratch, a, b, alpha, false);
+        run_gemm(candidate, gemm_layout(scratch, a, b), scratch, a, b, alpha, false);
         runtime().synchronize();
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (candidate == GemmAlgorithm::Tiled || seconds < best) {
@@ -311,7 +311,7 @@ class CudaBackend final : public DeviceBackend {
       }
       remember_choice(L, algorithm);
     }
-    run_gemm(algorithm, out, a, b, alpha, accumulate);
+    run_gemm(algorithm, L, out, a, b, alpha, accumulate);
   }
 
   static kernels::GemmLayout gemm_layout(const Tensor& out, const Tensor& a, const Tensor& b) {
@@ -338,9 +338,9 @@ class CudaBackend final : public DeviceBackend {
     return L;
   }
 
-  static void run_gemm(GemmAlgorithm algorithm, const Tensor& out, const Tensor& a, const Tensor& b,
-                       const Scalar& alpha, bool accumulate) {
-    const kernels::GemmLayout L = gemm_layout(out, a, b);
+  // The product with `out`'s layout L (gemm_layout(out, a, b)).
+  static void run_gemm(GemmAlgorithm algorithm, const kernels::GemmLayout& L, const Tensor& out, const Tensor& a,
+                       const Tensor& b, const Scalar& alpha, bool accumulate) {
     const bool split_k = algorithm == GemmAlgorithm::SplitK;
     Tensor workspace;  // freed after the launch: the allocator reuses it only after the stream's work
     if (split_k)
