@@ -22,6 +22,7 @@
 #include <kindling/draw.hpp>
 #include <kindling/draw_graph.hpp>
 #include <kindling/kindling.hpp>
+#include <kindling/nn.hpp>
 #include <kindling/train_loop.hpp>
 
 #include "dist_figures.hpp"
@@ -214,6 +215,23 @@ int main(int argc, char** argv) {
   const Tensor xs = tensor({1.0f, 2.0f}).requires_grad_();
   const Tensor g3 = autograd::grad({xs.pow(3).sum()}, {xs}, {}, std::nullopt, true).at(0);
   write(dir, "week02-double-backward.dot", draw::graph_dot(g3, {.names = {{"x", xs}, {"dy/dx", g3}}, .saved = true}));
+
+  // Week 3: an RNN cell unrolled over two steps: one graph, the same weights at every step.
+  {
+    manual_seed(0);
+    nn::RNNCell cell(2, 2);
+    const Tensor x0 = ones({1, 2}), x1 = full({1, 2}, 2.0);
+    const Tensor h1 = cell.forward_with_state(x0, {});
+    const Tensor h2 = cell.forward_with_state(x1, h1);
+    write(dir, "week03-rnn-unrolled.dot",
+          draw::graph_dot(h2, {.names = {{"weight_ih", cell.weight_ih},
+                                         {"weight_hh", cell.weight_hh},
+                                         {"bias_ih", cell.bias_ih},
+                                         {"bias_hh", cell.bias_hh},
+                                         {"h2", h2}},
+                               .saved = false,
+                               .grads = false}));
+  }
 
   // Week 4: the loader's pipeline without and with workers, measured once (kindling-figures --record-loader DATA).
   write(dir, "week04-loader-0.svg",

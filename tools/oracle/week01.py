@@ -638,6 +638,74 @@ cases["squeeze_unchanged_is_a_new_view"] = {
     "dim_is_same": _s is _x, "dim_is_view": _s._is_view(), "dim_base_is_input": _s._base is _x,
     "all_is_same": _a is _x, "all_is_view": _a._is_view(), "all_base_is_input": _a._base is _x}
 
+# ---- Python's x[...] as LibTorch's x.index({...}) (indexing.hpp) -------------------------------------------
+# The input: arange(60).reshape(3, 4, 5) / 7 - 1.5. Basic indexing records the view's geometry
+# and whether it shares x's storage; advanced indexing records values (a copy).
+_ix = torch.arange(60, dtype=torch.float32).reshape(3, 4, 5) / 7 - 1.5
+
+
+def index_case(fn):
+    y = fn(_ix)
+    return dict(geometry(y), shares=y.storage().data_ptr() == _ix.storage().data_ptr(), out=values(y))
+
+
+cases["index_basic"] = index_case(lambda x: x[0:2, None, ..., 1])
+cases["index_negative"] = index_case(lambda x: x[-1])
+cases["index_step"] = index_case(lambda x: x[:, ::2])
+cases["index_ellipsis"] = index_case(lambda x: x[..., 2])
+cases["index_true"] = index_case(lambda x: x[True])
+cases["index_false"] = index_case(lambda x: x[False])
+cases["index_long"] = index_case(lambda x: x[torch.tensor([2, 0, 2])])
+cases["index_long_2d"] = index_case(lambda x: x[:, torch.tensor([[0, 1], [3, 3]])])
+cases["index_pair"] = index_case(lambda x: x[torch.tensor([0, 2]), torch.tensor([1, 3])])
+cases["index_negative_tensor"] = index_case(lambda x: x[torch.tensor([-1, 0])])
+cases["index_mask"] = index_case(lambda x: x[x > 0.5])
+cases["index_mask_partial"] = index_case(lambda x: x[:, torch.tensor([True, False, True, True])])
+cases["index_slice_then_tensor"] = index_case(lambda x: x[1:, torch.tensor([3, 0]), 2:4])
+_gx = _ix.clone().requires_grad_()
+_gy = _gx[torch.tensor([2, 0, 2]), 1:3]
+_gy.backward(torch.cos(torch.arange(_gy.numel(), dtype=torch.float32) * 0.7).reshape(_gy.shape))
+cases["index_grad"] = {"out": values(_gy.detach()), "grad": values(_gx.grad)}
+cases["index_too_many"] = error(lambda: _ix[0, 0, 0, 0])
+cases["index_out_of_range"] = error(lambda: _ix[5])
+cases["index_tensor_out_of_range"] = error(lambda: _ix[torch.tensor([3])])
+cases["index_mask_mismatch"] = error(lambda: _ix[torch.tensor([True, False])])
+cases["index_two_ellipses"] = index_case(lambda x: x[..., 0, ...])
+
+
+def put_case(fn):
+    z = torch.zeros(3, 4)
+    fn(z)
+    return {"out": values(z)}
+
+
+def _put_row(z):
+    z[1] = 5
+
+
+def _put_col(z):
+    z[:, 2] = torch.tensor([1.0, 2.0, 3.0])
+
+
+def _put_mask(z):
+    z[1, 1] = 2
+    z[z == 0] = -1
+
+
+def _put_long(z):
+    z[torch.tensor([0, 2])] = torch.tensor([1.0, 2.0, 3.0, 4.0])
+
+
+def _put_pair(z):
+    z[torch.tensor([0, 2]), torch.tensor([1, 3])] = torch.tensor([7.0, 8.0])
+
+
+cases["put_row"] = put_case(_put_row)
+cases["put_col"] = put_case(_put_col)
+cases["put_mask"] = put_case(_put_mask)
+cases["put_long"] = put_case(_put_long)
+cases["put_pair"] = put_case(_put_pair)
+
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1, sort_keys=True, allow_nan=False)
     f.write("\n")

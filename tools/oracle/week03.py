@@ -438,6 +438,134 @@ for k, f in init_fills.items():
         grad_mode_after[k] = torch.is_grad_enabled()
 cases["init_grad_mode_under_no_grad"] = grad_mode_after
 
+# ---- recurrent layers, Embedding, cumsum (recurrent.hpp) -------------------------------------------------
+# Every parameter is a ramp: named_parameters() in order, parameter k gets
+# ramp(shape, scale=numel + 3 k, shift=0.5) (the C++ test fills them the same way). The case's
+# output is the flattened output, h_n (and c_n) joined, so that one gout covers all of them.
+def fill_params(module):
+    with torch.no_grad():
+        for k, (_, p) in enumerate(module.named_parameters()):
+            p.copy_(ramp(*p.shape, scale=float(p.numel() + 3 * k), shift=0.5).detach())
+    return [p for _, p in module.named_parameters()]
+
+
+def joined(*ts):
+    return torch.cat([t.reshape(-1) for t in ts])
+
+
+def rnn_case(name, module, x_shape, with_state):
+    params = fill_params(module)
+    x = ramp(*x_shape, scale=9.0, shift=1.0)
+    leaves = [x]
+    is_lstm = isinstance(module, nn.LSTM)
+    hx = None
+    if with_state:
+        batched = len(x_shape) == 3
+        batch = (x_shape[0] if module.batch_first else x_shape[1]) if batched else None
+        d = (2 if module.bidirectional else 1) * module.num_layers
+        shape = (d, batch, module.hidden_size) if batched else (d, module.hidden_size)
+        h0 = ramp(*shape, scale=11.0, shift=0.3)
+        leaves.append(h0)
+        hx = h0
+        if is_lstm:
+            c0 = ramp(*shape, scale=5.0, shift=0.6)
+            leaves.append(c0)
+            hx = (h0, c0)
+
+    def fn():
+        out, state = module(x, hx)
+        return joined(out, *state) if is_lstm else joined(out, state)
+    run(name, fn, *(leaves + params))
+    cases[name]["names"] = [n for n, _ in module.named_parameters()]
+
+
+torch.manual_seed(0)
+rnn_case("lstm_basic", nn.LSTM(3, 4), (5, 2, 3), False)
+rnn_case("lstm_deep", nn.LSTM(3, 4, num_layers=2, bidirectional=True, batch_first=True), (2, 5, 3), True)
+rnn_case("lstm_unbatched_nobias", nn.LSTM(3, 4, bias=False), (5, 3), True)
+rnn_case("gru_basic", nn.GRU(3, 4), (4, 2, 3), True)
+rnn_case("gru_deep", nn.GRU(3, 5, num_layers=2, bidirectional=True), (4, 3, 3), False)
+rnn_case("rnn_tanh_deep", nn.RNN(3, 4, num_layers=2), (4, 2, 3), True)
+rnn_case("rnn_relu_batch_first", nn.RNN(3, 4, nonlinearity="relu", batch_first=True), (2, 4, 3), False)
+
+
+def cell_case(name, cell, batch):
+    params = fill_params(cell)
+    x = ramp(*((batch, cell.input_size) if batch else (cell.input_size,)), scale=9.0, shift=1.0)
+    hshape = (batch, cell.hidden_size) if batch else (cell.hidden_size,)
+    h = ramp(*hshape, scale=11.0, shift=0.3)
+    if isinstance(cell, nn.LSTMCell):
+        c = ramp(*hshape, scale=5.0, shift=0.6)
+        run(name, lambda: joined(*cell(x, (h, c))), x, h, c, *params)
+    else:
+        run(name, lambda: cell(x, h), x, h, *params)
+
+
+cell_case("lstm_cell", nn.LSTMCell(3, 4), 2)
+cell_case("gru_cell", nn.GRUCell(3, 4), 2)
+cell_case("rnn_cell_unbatched", nn.RNNCell(3, 4, nonlinearity="relu"), 0)
+
+# Packed sequences: lengths 3, 5, 2 (not sorted), a bidirectional LSTM; the output padded back.
+_lstm = nn.LSTM(3, 4, bidirectional=True)
+_params = fill_params(_lstm)
+_x = ramp(5, 3, 3, scale=9.0, shift=1.0)
+
+
+def packed_fn():
+    packed = nn.utils.rnn.pack_padded_sequence(_x, torch.tensor([3, 5, 2]), enforce_sorted=False)
+    out, (h, c) = _lstm(packed)
+    padded, lengths = nn.utils.rnn.pad_packed_sequence(out)
+    cases["lstm_packed_meta"] = {"batch_sizes": [packed.batch_sizes.tolist()], "lengths": [lengths.tolist()],
+                                 "sorted_indices": [packed.sorted_indices.tolist()],
+                                 "padded_sizes": [list(padded.shape)]}
+    return joined(padded, h, c)
+
+
+run("lstm_packed", packed_fn, _x, *_params)
+
+# Embedding, with and without a padding row.
+_w = ramp(10, 3, scale=4.0, shift=1.0)
+_idx = torch.tensor([[1, 2, 4], [4, 3, 9]])
+run("embedding", lambda: F.embedding(_idx, _w), _w)
+_w2 = ramp(10, 3, scale=4.0, shift=1.0)
+run("embedding_padding", lambda: F.embedding(_idx, _w2, padding_idx=4), _w2)
+cases["embedding_float_indices"] = error(lambda: F.embedding(torch.zeros(2), _w))
+cases["embedding_out_of_range"] = error(lambda: F.embedding(torch.tensor([10]), _w))
+
+# cumsum, and its gradient.
+_c = ramp(3, 4)
+run("cumsum_dim1", lambda: torch.cumsum(_c, 1), _c)
+_c0 = ramp(3, 4)
+run("cumsum_dim0", lambda: torch.cumsum(_c0, 0), _c0)
+cases["cumsum_int"] = {"out": values(torch.cumsum(torch.tensor([[1, 2, 3], [4, 5, 6]], dtype=torch.int32), 1))}
+cases["cumsum_name"] = {"name": type(torch.cumsum(_c, 0).grad_fn).__name__}
+
+# Errors with PyTorch's words.
+cases["lstm_wrong_input_size"] = error(lambda: nn.LSTM(3, 4)(torch.zeros(5, 2, 6)))
+cases["lstm_wrong_dims"] = error(lambda: nn.LSTM(3, 4)(torch.zeros(5, 2, 3, 1)))
+cases["lstm_wrong_hidden"] = error(
+    lambda: nn.LSTM(3, 4, num_layers=2)(torch.zeros(5, 2, 3), (torch.zeros(1, 2, 4), torch.zeros(2, 2, 4))))
+cases["gru_wrong_dims"] = error(lambda: nn.GRU(3, 4)(torch.zeros(5, 2, 3, 1)))
+cases["rnn_wrong_dims"] = error(lambda: nn.RNN(3, 4)(torch.zeros(5)))
+cases["lstm_cell_wrong_input"] = error(lambda: nn.LSTMCell(3, 4)(torch.zeros(2, 5)))
+cases["gru_cell_wrong_dims"] = error(lambda: nn.GRUCell(3, 4)(torch.zeros(2, 2, 3)))
+cases["rnn_cell_wrong_hidden"] = error(lambda: nn.RNNCell(3, 4)(torch.zeros(2, 3), torch.zeros(3, 4)))
+cases["gru_wrong_hidden"] = error(lambda: nn.GRU(3, 4)(torch.zeros(5, 2, 3), torch.zeros(1, 3, 4)))
+cases["pack_not_sorted"] = error(
+    lambda: nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 3, 2), torch.tensor([3, 5, 2])))
+
+cases["rnn_reprs"] = {
+    "lstm": repr(nn.LSTM(10, 20, num_layers=2, batch_first=True, bidirectional=True)),
+    "gru": repr(nn.GRU(3, 4, num_layers=2, bias=False, dropout=0.5)),
+    "rnn": repr(nn.RNN(3, 4, nonlinearity="relu")),
+    "lstm_cell": repr(nn.LSTMCell(3, 4)),
+    "gru_cell": repr(nn.GRUCell(3, 4, bias=False)),
+    "embedding": repr(nn.Embedding(10, 3, padding_idx=0)),
+}
+_deep = nn.LSTM(3, 4, num_layers=2, bidirectional=True)
+cases["lstm_parameters"] = {"names": [n for n, _ in _deep.named_parameters()],
+                            "shapes": [list(p.shape) for _, p in _deep.named_parameters()]}
+
 os.makedirs(os.path.dirname(OUT), exist_ok=True)
 with open(OUT, "w") as f:
     json.dump({"torch_version": torch.__version__, "cases": cases}, f, indent=1)

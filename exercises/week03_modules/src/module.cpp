@@ -1,8 +1,11 @@
 // Module's bookkeeping: registration, modes, dtype conversion, hooks, printing.
 
+#include <cxxabi.h>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
+#include <typeinfo>
 
 #include <kindling/device_hooks.hpp>
 #include <kindling/module.hpp>
@@ -56,6 +59,16 @@ struct Module::Hooks {
 
 Module::Module(std::string type_name) : type_name_(std::move(type_name)), hooks_(std::make_shared<Hooks>()) {}
 
+std::string Module::type_name() const {
+  if (!type_name_.empty()) return type_name_;
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> name(abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &status),
+                                              std::free);
+  std::string full = status == 0 && name ? name.get() : typeid(*this).name();
+  const std::size_t cut = full.rfind("::");
+  return cut == std::string::npos ? full : full.substr(cut + 2);
+}
+
 void Module::check_new_name(const std::string& name, const char* what) const {
   KINDLING_CHECK_AS(IndexError, name.find('.') == std::string::npos, what, " name can't contain \".\"");
   KINDLING_CHECK_AS(IndexError, !name.empty(), what, " name can't be empty string \"\"");
@@ -93,7 +106,7 @@ void Module::register_child(const std::string& name, ModulePtr module) {
 void Module::replace_child(const std::string& name, ModulePtr module) {
   KINDLING_CHECK(module != nullptr, "replace_module: the new module of '", name, "' is null");
   const auto it = std::find_if(children_.begin(), children_.end(), [&](const auto& c) { return c.first == name; });
-  KINDLING_CHECK_AS(IndexError, it != children_.end(), "replace_module: ", type_name_, " has no submodule '", name,
+  KINDLING_CHECK_AS(IndexError, it != children_.end(), "replace_module: ", type_name(), " has no submodule '", name,
                     "'");
   it->second = std::move(module);
 }
@@ -182,7 +195,7 @@ Module& Module::to(Device device) {
 }
 
 Tensor Module::forward(const Tensor& /*input*/) {
-  throw Error("Module [" + type_name_ + "] is missing the required \"forward\" function");
+  throw Error("Module [" + type_name() + "] is missing the required \"forward\" function");
 }
 
 Tensor Module::operator()(const Tensor& input) {
@@ -230,7 +243,7 @@ std::string Module::repr() const {
     }
     lines.push_back("(" + name + "): " + indented);
   }
-  std::string s = type_name_ + "(";
+  std::string s = type_name() + "(";
   if (!lines.empty()) {
     if (lines.size() == 1 && children_.empty()) {
       s += lines[0];

@@ -10,12 +10,12 @@
 class TwoSides : public torch::data::datasets::Dataset<TwoSides> {
  public:
   explicit TwoSides(int64_t n) : points_(torch::rand({n, 2}) * 2 - 1) {}
-  torch::data::Example<> get(size_t index) const {
+  torch::data::Example<> get(size_t index) override {
     const auto p = points_[static_cast<int64_t>(index)];
     const auto label = (p[0] > p[1]).to(torch::kLong);
     return {p, label};
   }
-  std::optional<size_t> size() const { return static_cast<size_t>(points_.size(0)); }
+  torch::optional<size_t> size() const override { return static_cast<size_t>(points_.size(0)); }
 
  private:
   torch::Tensor points_;
@@ -53,9 +53,9 @@ int main() {
     scheduler.step();
   }
   std::cout << "accuracy in the last epoch: " << accuracy << "; learning rate "
-            << optimizer.param_groups()[0].options["lr"] << "\n";
+            << optimizer.param_groups()[0].options().get_lr() << "\n";
   const bool halved =
-      std::abs(optimizer.param_groups()[0].options["lr"] - 0.0125) < 1e-12;  // 0.05, halved twice in 20 epochs
+      std::abs(optimizer.param_groups()[0].options().get_lr() - 0.0125) < 1e-12;  // 0.05, halved twice in 20 epochs
 
   // A new head for three classes, as LibTorch replaces a registered child: replace_module with a
   // holder, and the member assigned the result.

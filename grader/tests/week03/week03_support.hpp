@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include <kindling/nn.hpp>
 
@@ -29,6 +30,30 @@ inline void expect_case(const std::string& name, const std::function<Tensor()>& 
     ASSERT_TRUE(leaves[i].grad().defined());
     expect_values(leaves[i].grad(), oracle_grad(name, i), rtol, atol);
   }
+}
+
+/// Parameter k of named_parameters() gets ramp(shape, numel + 3 k, 0.5), as the oracle fills them.
+inline TensorList fill_params(nn::Module& m) {
+  TensorList params;
+  std::size_t k = 0;
+  for (auto& [name, p] : m.named_parameters()) {
+    assign(p, oracle_ramp(p.sizes().vec(), static_cast<double>(p.numel() + 3 * static_cast<std::int64_t>(k)), 0.5));
+    params.push_back(p);
+    ++k;
+  }
+  return params;
+}
+
+inline std::vector<std::string> param_names(nn::Module& m) {
+  std::vector<std::string> out;
+  for (auto& [name, p] : m.named_parameters()) out.push_back(name);
+  return out;
+}
+
+inline Tensor joined(const TensorList& ts) {
+  TensorList flat;
+  for (const Tensor& t : ts) flat.push_back(t.reshape({-1}));
+  return cat(flat, 0);
 }
 
 }  // namespace kindling::testing

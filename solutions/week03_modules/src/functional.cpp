@@ -170,3 +170,59 @@ Tensor interpolate(const Tensor& x, std::optional<Pair2> size, std::optional<std
 }
 
 }  // namespace kindling::nn::functional
+
+// ---- cumsum: a scan with a node of its own --------------------------------------------------
+
+namespace kindling {
+namespace {
+// Running sums of x along `dim` (from the end when `reverse`), accumulated in double (int64
+// for integer inputs) and rounded to the result's dtype at each step, as PyTorch's CPU kernel.
+Tensor scan(const Tensor& x, std::int64_t dim, bool reverse) {
+  const ScalarType out_type = is_floating_point(x.dtype()) ? x.dtype() : kInt64;
+  const Tensor c = x.cpu().contiguous();
+  const Shape sizes = c.sizes().vec();
+  std::int64_t outer = 1, inner = 1;
+  for (std::int64_t d = 0; d < dim; ++d) outer *= sizes[static_cast<std::size_t>(d)];
+  for (std::size_t d = static_cast<std::size_t>(dim) + 1; d < sizes.size(); ++d) inner *= sizes[d];
+  const std::int64_t n = sizes.empty() ? 1 : sizes[static_cast<std::size_t>(dim)];
+  Tensor out = empty(sizes, TensorOptions(out_type));
+  auto run = [&](auto acc_tag, auto out_tag) {
+    using Acc = decltype(acc_tag);
+    using Out = decltype(out_tag);
+    const std::vector<Acc> in = c.to_vector<Acc>();
+    Out* dst = static_cast<Out*>(out.data_ptr());
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        Acc sum = 0;
+        for (std::int64_t k = 0; k < n; ++k) {
+          const std::int64_t j = reverse ? n - 1 - k : k;
+          const std::int64_t at = (o * n + j) * inner + i;
+          sum += in[static_cast<std::size_t>(at)];
+          dst[at] = static_cast<Out>(sum);
+        }
+      }
+  };
+  if (out_type == kFloat32)
+    run(double{}, float{});
+  else if (out_type == kFloat64)
+    run(double{}, double{});
+  else
+    run(std::int64_t{}, std::int64_t{});
+  return out.to(x.device());
+}
+}  // namespace
+
+Tensor cumsum(const Tensor& x, std::int64_t dim) {
+  const std::int64_t d = wrap_dim(dim, std::max<std::int64_t>(x.dim(), 1));
+  const Tensor out = scan(x, x.dim() == 0 ? 0 : d, false);
+  // The gradient of a running sum is the running sum of the gradient from the other end.
+  nn::detail::record_function("CumsumBackward0", out, {x}, {},
+                              [d](const Tensor& grad, const TensorList&, const std::vector<bool>&) {
+                                return TensorList{scan(grad, grad.dim() == 0 ? 0 : d, true)};
+                              });
+  return out;
+}
+
+Tensor Tensor::cumsum(std::int64_t dim) const { return kindling::cumsum(*this, dim); }
+
+}  // namespace kindling

@@ -6,6 +6,7 @@
 #include <kindling/deterministic.hpp>
 #include <kindling/eigh.hpp>
 #include <kindling/factory.hpp>
+#include <kindling/indexing.hpp>
 #include <kindling/join.hpp>
 #include <kindling/linalg.hpp>
 #include <kindling/noise.hpp>

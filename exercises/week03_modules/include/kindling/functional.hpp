@@ -101,3 +101,10 @@ Tensor interpolate(const Tensor& x, std::optional<Pair2> size,
 namespace F = functional;
 
 }  // namespace kindling::nn
+
+namespace kindling {
+/// Running sums along `dim` (torch.cumsum): out[..., k, ...] = x[..., 0, ...] + ... + x[..., k, ...].
+/// Integer and bool inputs give int64. The gradient (CumsumBackward0) is the running sum of the
+/// incoming gradient taken from the other end.
+Tensor cumsum(const Tensor& x, std::int64_t dim);
+}  // namespace kindling

@@ -107,8 +107,9 @@ using ForwardHook = std::function<std::optional<Tensor>(Module&, const Tensor& i
 /// @endcode
 class Module {
  public:
-  /// A module whose printed name is `type_name` (PyTorch prints the class name).
-  explicit Module(std::string type_name = "Module");
+  /// A module whose printed name is `type_name`; with none, the class's own name (PyTorch
+  /// prints the class name: a `struct Net : nn::Module` prints as `Net(`).
+  explicit Module(std::string type_name = "");
   virtual ~Module() = default;
   Module(const Module&) = delete;
   Module& operator=(const Module&) = delete;
@@ -117,8 +118,27 @@ class Module {
   /// Moving keeps the registries and the members pointing at the same tensors.
   Module& operator=(Module&&) = default;
 
-  /// The name printed for this module ("Linear", "Sequential", ...).
-  const std::string& type_name() const { return type_name_; }
+  /// The name printed for this module ("Linear", "Sequential", ...): the one given to the
+  /// constructor, else the class name without its namespaces.
+  std::string type_name() const;
+
+  /// This module as a `T` (a module class, or a holder type whose `ContainedType` is one), or
+  /// null when it is not one (LibTorch's `module.as<torch::nn::Linear>()`).
+  template <class T>
+  auto* as() {
+    if constexpr (requires { typename T::ContainedType; })
+      return dynamic_cast<typename T::ContainedType*>(this);
+    else
+      return dynamic_cast<T*>(this);
+  }
+  /// The same, read-only.
+  template <class T>
+  const auto* as() const {
+    if constexpr (requires { typename T::ContainedType; })
+      return dynamic_cast<const typename T::ContainedType*>(this);
+    else
+      return dynamic_cast<const T*>(this);
+  }
 
   // ---- registration ---------------------------------------------------------------------------
   /// Registers `t` as parameter `name` (an undefined `t` registers "None", which
@@ -145,6 +165,15 @@ class Module {
     replace_child(name, module);
     return module;
   }
+  /// register_module with a module holder (anything whose ptr() is a shared_ptr to a module,
+  /// as LibTorch's `torch::nn::Linear` is): `fc = register_module("fc", torch::nn::Linear(4, 2))`.
+  template <class H>
+  requires requires(const H& h) { std::shared_ptr<Module>(h.ptr()); }
+  auto register_module(const std::string& name, const H& holder) { return register_module(name, holder.ptr()); }
+  /// replace_module with a module holder.
+  template <class H>
+  requires requires(const H& h) { std::shared_ptr<Module>(h.ptr()); }
+  auto replace_module(const std::string& name, const H& holder) { return replace_module(name, holder.ptr()); }
 
   // ---- the registries, recursively -----------------------------------------------------------------
   /// This module (name "") and every descendant, depth first, parents before

@@ -21,7 +21,11 @@
 /// optim.hpp, data.hpp and serialize.hpp (torch::save, torch::load). This file includes them all.
 
 #include <kindling/torch/data.hpp>
+#include <kindling/torch/functional.hpp>
+#include <kindling/torch/layers.hpp>
 #include <kindling/torch/nn.hpp>
 #include <kindling/torch/optim.hpp>
+#include <kindling/torch/rnn.hpp>
 #include <kindling/torch/serialize.hpp>
 #include <kindling/torch/tensor.hpp>
+#include <kindling/torch/utils.hpp>

@@ -42,6 +42,12 @@ class Scalar {
     if (kind_ == kFloat64) return static_cast<T>(d_);
     return static_cast<T>(i_);
   }
+  /// LibTorch's named conversions (c10::Scalar's toDouble, toLong, ...): to<T>().
+  constexpr double toDouble() const { return to<double>(); }
+  constexpr float toFloat() const { return to<float>(); }               ///< to<float>()
+  constexpr std::int64_t toLong() const { return to<std::int64_t>(); }  ///< to<int64_t>()
+  constexpr int toInt() const { return to<int>(); }                     ///< to<int>()
+  constexpr bool toBool() const { return to<bool>(); }                  ///< to<bool>()
 
  private:
   ScalarType kind_ = kInt64;

@@ -303,6 +303,16 @@ class IntArrayRef {
   constexpr const std::int64_t& operator[](std::size_t i) const { return data_[i]; }
   /// The last element (the list must not be empty).
   constexpr const std::int64_t& back() const { return data_[size_ - 1]; }
+  /// The elements from `start` on (c10::ArrayRef::slice); checked.
+  IntArrayRef slice(std::size_t start) const {
+    if (start > size_) throw std::out_of_range("IntArrayRef::slice: start is past the end");
+    return {data_ + start, size_ - start};
+  }
+  /// `length` elements from `start` (c10::ArrayRef::slice); checked.
+  IntArrayRef slice(std::size_t start, std::size_t length) const {
+    if (start + length > size_) throw std::out_of_range("IntArrayRef::slice: the slice runs past the end");
+    return {data_ + start, length};
+  }
   /// An owned copy.
   Shape vec() const { return Shape(begin(), end()); }
   /// Element-wise equality.

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -65,6 +66,16 @@ struct TensorImpl {
 };
 
 class Tensor;
+struct TensorOptions;
+namespace indexing {
+class TensorIndex;
+}  // namespace indexing
+
+/// How a copy lays out its elements (LibTorch's MemoryFormat): Contiguous is row-major;
+/// ChannelsLast keeps an (N, C, H, W) tensor's shape with C varying fastest in memory (strides
+/// (H·W·C, 1, W·C, C)); Preserve keeps the source's dense layout.
+enum class MemoryFormat : std::int8_t { Contiguous, Preserve, ChannelsLast };
+
 /// A list of tensors, as taken by cat and stack.
 using TensorList = std::vector<Tensor>;
 
@@ -77,6 +88,16 @@ class Tensor {
  public:
   /// An undefined tensor (no storage); most methods throw on it.
   Tensor() = default;
+  Tensor(const Tensor&) = default;                   ///< the same tensor (a handle copy)
+  Tensor(Tensor&&) noexcept = default;               ///< the same tensor (a handle move)
+  ~Tensor() = default;                               ///< drops the handle
+  Tensor& operator=(const Tensor&) & = default;      ///< rebinds this name to the other tensor
+  Tensor& operator=(Tensor&&) & noexcept = default;  ///< rebinds this name to the other tensor
+  /// Assignment to a temporary writes values, as LibTorch's `t[i] = v` and
+  /// `t.index({...}) = v` do (Python's `t[i] = v`): copy_(src), broadcast.
+  const Tensor& operator=(const Tensor& src) &&;
+  /// `t[i] = 5`: fill_(value).
+  const Tensor& operator=(const Scalar& value) &&;
   /// Wraps an existing impl.
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
   /// Builds a tensor over `storage` with the given geometry (not checked: as_strided checks).
@@ -355,6 +376,72 @@ class Tensor {
   const Tensor& div_(const Tensor& other) const;
   /// In-place `this /= value`.
   const Tensor& div_(const Scalar& value) const;
+
+  // ---- LibTorch's indexing, in-place and convenience forms (indexing.hpp, methods.cpp) ----
+  /// Python's `x[...]`: `x.index({Slice(0, 3), None, Ellipsis, 1})` (indexing.hpp). Integers,
+  /// slices, None and Ellipsis give a view; a tensor index (int64 positions or a bool mask)
+  /// gives a copy.
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  /// The same, from a vector of indices.
+  Tensor index(const std::vector<indexing::TensorIndex>& indices) const;
+  /// Python's `x[...] = value`: writes `value` (broadcast) where index() reads.
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Tensor& value) const;
+  /// The same, from a vector of indices.
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const;
+  /// Python's `x[...] = 5`.
+  const Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices, const Scalar& value) const;
+  /// The same, from a vector of indices.
+  const Tensor& index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const;
+  /// kindling::chunk.
+  std::vector<Tensor> chunk(std::int64_t chunks, std::int64_t dim = 0) const;
+  /// kindling::split.
+  std::vector<Tensor> split(std::int64_t split_size, std::int64_t dim = 0) const;
+  /// In-place `this -= value`.
+  const Tensor& sub_(const Scalar& value) const;
+  /// exp, in place.
+  const Tensor& exp_() const;
+  /// unsqueeze, in place: this tensor's own geometry changes (tensors that do not require grad).
+  const Tensor& unsqueeze_(std::int64_t dim) const;
+  /// squeeze, in place (tensors that do not require grad).
+  const Tensor& squeeze_() const;
+  /// squeeze(dim), in place (tensors that do not require grad).
+  const Tensor& squeeze_(std::int64_t dim) const;
+  /// Running sums along `dim` (torch.cumsum); integer and bool inputs give int64. Defined by
+  /// week 3, whose graph node records its gradient.
+  Tensor cumsum(std::int64_t dim) const;
+  /// `num_samples` category indices per row, drawn with the probabilities in each row (the
+  /// weights need not sum to 1); without replacement each index comes at most once.
+  Tensor multinomial(std::int64_t num_samples, bool replacement = false) const;
+  /// The dtype and device of this tensor, as options for a factory.
+  TensorOptions options() const;
+  /// zeros(sizes) with this tensor's dtype and device unless `options` says otherwise.
+  Tensor new_zeros(IntArrayRef sizes) const;
+  /// The same, with options (their dtype and device win where given).
+  Tensor new_zeros(IntArrayRef sizes, const TensorOptions& options) const;
+  /// ones(sizes), like new_zeros.
+  Tensor new_ones(IntArrayRef sizes) const;
+  /// full(sizes, value), like new_zeros.
+  Tensor new_full(IntArrayRef sizes, const Scalar& value) const;
+  /// empty(sizes), like new_zeros.
+  Tensor new_empty(IntArrayRef sizes) const;
+  /// The number of dimensions (dim()).
+  std::int64_t ndimension() const { return dim(); }
+  /// The same data, cut from the graph (LibTorch's `x.data()`, Python's `x.data`): detach().
+  Tensor data() const;
+  /// True where every element along `dim` is not 0.
+  Tensor all(std::int64_t dim, bool keepdim = false) const;
+  /// True where some element along `dim` is not 0.
+  Tensor any(std::int64_t dim, bool keepdim = false) const;
+  /// A copy in `format` (ChannelsLast: a 4-d tensor whose channels vary fastest), or this
+  /// tensor when it is laid out so already.
+  Tensor contiguous(MemoryFormat format) const;
+  /// to(device, dtype), then laid out in `format`; `copy` forces a new tensor.
+  Tensor to(Device device, ScalarType dtype, bool non_blocking, bool copy,
+            MemoryFormat format = MemoryFormat::Preserve) const;
+  /// True when laid out in `format`.
+  bool is_contiguous(MemoryFormat format) const;
+  /// The elements in reverse order along each of `dims` (a copy, as in PyTorch).
+  Tensor flip(IntArrayRef dims) const;
 
   // ---- autograd: declared here, defined by week 2 (autograd.hpp) -----------------
   /// True when gradients flow to this tensor: a leaf marked with requires_grad_(),

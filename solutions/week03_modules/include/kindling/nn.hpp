@@ -15,4 +15,5 @@
 #include <kindling/linear.hpp>
 #include <kindling/module.hpp>
 #include <kindling/pooling.hpp>
+#include <kindling/recurrent.hpp>
 #include <kindling/upsample.hpp>

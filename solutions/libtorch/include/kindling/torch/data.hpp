@@ -28,19 +28,52 @@ struct Example {
 };
 
 namespace transforms {
-/// Normalize<>(mean, stddev): (data - mean) / stddev on each example.
-template <class Target = Tensor>
-struct Normalize {
-  /// One mean and one standard deviation for every channel.
-  Normalize(double mean_, double stddev_) : mean(mean_), stddev(stddev_) {}
-  /// The example, normalized.
-  Example<Tensor, Target> operator()(Example<Tensor, Target> e) const {
-    e.data = (e.data - mean) / stddev;
-    return e;
-  }
-  double mean;    ///< subtracted
-  double stddev;  ///< divided by
+/// The base of a transform from one example type to another (LibTorch's Transform): apply().
+template <class Input, class Output>
+class Transform {
+ public:
+  using InputType = Input;    ///< what it takes
+  using OutputType = Output;  ///< what it gives
+  virtual ~Transform() = default;
+  /// The transformed example.
+  virtual Output apply(Input input) = 0;
 };
+
+/// A transform of an example's data alone (LibTorch's TensorTransform): override
+/// `Tensor operator()(Tensor)`.
+template <class Target = Tensor>
+class TensorTransform : public Transform<Example<Tensor, Target>, Example<Tensor, Target>> {
+ public:
+  /// The transformed data.
+  virtual Tensor operator()(Tensor input) = 0;
+  /// The example with its data transformed.
+  Example<Tensor, Target> apply(Example<Tensor, Target> input) override {
+    input.data = (*this)(std::move(input.data));
+    return input;
+  }
+};
+
+/// Normalize<>(mean, stddev): (data - mean) / stddev, with one value for every channel or
+/// one per channel (`Normalize<>({0.5, 0.5, 0.5}, {0.5, 0.5, 0.5})` on (C, H, W) data).
+template <class Target = Tensor>
+class Normalize : public TensorTransform<Target> {
+ public:
+  /// One mean and one standard deviation for every channel.
+  Normalize(double mean, double stddev) : mean_(scalar_tensor(mean)), stddev_(scalar_tensor(stddev)) {}
+  /// A mean and a standard deviation per channel (the data's first dimension).
+  Normalize(const std::vector<double>& mean, const std::vector<double>& stddev)
+      : mean_(tensor(mean, TensorOptions(kFloat32)).view({-1, 1, 1})),
+        stddev_(tensor(stddev, TensorOptions(kFloat32)).view({-1, 1, 1})) {
+    KINDLING_CHECK(mean.size() == stddev.size(), "Normalize: ", mean.size(), " means but ", stddev.size(),
+                   " standard deviations");
+  }
+  /// (input - mean) / stddev.
+  Tensor operator()(Tensor input) override { return (input - mean_.to(input.device())) / stddev_.to(input.device()); }
+
+ private:
+  Tensor mean_, stddev_;
+};
+
 /// Stack<>(): a batch of examples becomes one example of stacked tensors.
 template <class E = Example<>>
 struct Stack {};
@@ -56,14 +89,39 @@ namespace datasets {
 template <class Source, class Transform>
 class MapDataset;
 
-/// The base of LibTorch-style datasets: `.map(transform)`.
+/// What every dataset has: `.map(transform)`.
 template <class Self>
-class Dataset {
+class Mappable {
  public:
   /// The dataset with `transform` applied to each example (or, for Stack, to each batch).
   template <class Transform>
   MapDataset<Self, Transform> map(Transform transform) && {
     return MapDataset<Self, Transform>(std::move(static_cast<Self&>(*this)), std::move(transform));
+  }
+};
+
+/// The base of a dataset of one's own (LibTorch's Dataset<Self, SingleExample>): override
+/// `SingleExample get(size_t index)` and `std::optional<size_t> size() const`.
+template <class Self, class SingleExample = Example<>>
+class Dataset : public Mappable<Self> {
+ public:
+  using ExampleType = SingleExample;  ///< one example
+  Dataset() = default;
+  virtual ~Dataset() = default;
+  Dataset(const Dataset&) = default;                 ///< copies the dataset
+  Dataset(Dataset&&) noexcept = default;             ///< moves the dataset
+  Dataset& operator=(const Dataset&) = default;      ///< copies the dataset
+  Dataset& operator=(Dataset&&) noexcept = default;  ///< moves the dataset
+  /// Example `index`.
+  virtual SingleExample get(std::size_t index) = 0;
+  /// The number of examples (empty for a stream of unknown length, which this loader refuses).
+  virtual std::optional<std::size_t> size() const = 0;
+  /// The examples at `indices`.
+  std::vector<SingleExample> get_batch(const std::vector<std::size_t>& indices) {
+    std::vector<SingleExample> out;
+    out.reserve(indices.size());
+    for (const std::size_t i : indices) out.push_back(get(i));
+    return out;
   }
 };
 
@@ -77,24 +135,39 @@ class MNIST : public Dataset<MNIST> {
   explicit MNIST(const std::string& root, Mode mode = Mode::kTrain)
       : data_(std::make_shared<::kindling::data::FashionMNIST>(root, mode == Mode::kTrain)) {}
   /// Example `index`.
-  Example<> get(std::size_t index) const {
+  Example<> get(std::size_t index) override {
     const auto i = static_cast<std::int64_t>(index);
     return {data_->images()[i].to(kFloat32).div(255).unsqueeze(0), data_->labels()[i]};
   }
   /// The number of examples.
-  std::optional<std::size_t> size() const { return static_cast<std::size_t>(data_->size()); }
+  std::optional<std::size_t> size() const override { return static_cast<std::size_t>(data_->size()); }
+  /// All images, (N, 1, 28, 28) float in [0, 1].
+  Tensor images() const { return data_->images().to(kFloat32).div(255).unsqueeze(1); }
+  /// All labels, (N) int64.
+  Tensor targets() const { return data_->labels(); }
 
  private:
   std::shared_ptr<::kindling::data::FashionMNIST> data_;
 };
 
+namespace detail {
+// A transform object's result on `e`: apply() for LibTorch's Transform classes, a call otherwise.
+template <class T, class E>
+auto run_transform(T& transform, E&& e) {
+  if constexpr (requires { transform.apply(std::forward<E>(e)); })
+    return transform.apply(std::forward<E>(e));
+  else
+    return transform(std::forward<E>(e));
+}
+}  // namespace detail
+
 template <class Source, class Transform>
-class MapDataset : public Dataset<MapDataset<Source, Transform>> {
+class MapDataset : public Mappable<MapDataset<Source, Transform>> {
  public:
   /// `source` with `transform`.
   MapDataset(Source source, Transform transform) : source_(std::move(source)), transform_(std::move(transform)) {}
   /// Example `index`, transformed.
-  auto get(std::size_t index) const { return transform_(source_.get(index)); }
+  auto get(std::size_t index) const { return detail::run_transform(transform_, source_.get(index)); }
   /// The number of examples.
   std::optional<std::size_t> size() const { return source_.size(); }
   /// The examples at `indices`, as a batch.
@@ -105,18 +178,21 @@ class MapDataset : public Dataset<MapDataset<Source, Transform>> {
   }
 
  private:
-  Source source_;
-  Transform transform_;
+  // Mutable: LibTorch's get() and transforms are not const, and a loader reads through const.
+  mutable Source source_;
+  mutable Transform transform_;
 };
 
 /// Stack: a batch is one example of stacked tensors.
 template <class Source, class E>
-class MapDataset<Source, transforms::Stack<E>> : public Dataset<MapDataset<Source, transforms::Stack<E>>> {
+class MapDataset<Source, transforms::Stack<E>> : public Mappable<MapDataset<Source, transforms::Stack<E>>> {
  public:
   /// `source`, stacked.
   MapDataset(Source source, transforms::Stack<E>) : source_(std::move(source)) {}
   /// The number of examples.
   std::optional<std::size_t> size() const { return source_.size(); }
+  /// Example `index` alone, as a batch of one (LibTorch's `get_batch(0)`).
+  Example<> get_batch(std::size_t index) const { return get_batch(std::vector<std::size_t>{index}); }
   /// The examples at `indices`, stacked along a new first dim.
   Example<> get_batch(const std::vector<std::size_t>& indices) const {
     TensorList data, target;
@@ -129,7 +205,7 @@ class MapDataset<Source, transforms::Stack<E>> : public Dataset<MapDataset<Sourc
   }
 
  private:
-  Source source_;
+  mutable Source source_;
 };
 }  // namespace datasets
 
@@ -164,7 +240,7 @@ class StatelessDataLoader {
   /// Over `dataset`.
   StatelessDataLoader(Dataset dataset, DataLoaderOptions options) : dataset_(std::move(dataset)), options_(options) {}
   /// A batch type: what the dataset's get_batch returns.
-  using Batch = decltype(std::declval<const Dataset&>().get_batch(std::vector<std::size_t>{}));
+  using Batch = decltype(std::declval<Dataset&>().get_batch(std::vector<std::size_t>{}));
   /// Walks one epoch (a new order for a RandomSampler each time).
   class Iterator {
    public:
@@ -216,7 +292,7 @@ class StatelessDataLoader {
     }
     return o;
   }
-  Dataset dataset_;
+  mutable Dataset dataset_;  // a dataset's get() may change it (LibTorch's is not const)
   DataLoaderOptions options_;
 };
 

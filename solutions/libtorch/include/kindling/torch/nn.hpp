@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -28,6 +29,7 @@ using namespace ::kindling::nn;  // NOLINT(google-build-using-namespace): functi
 template <class Impl>
 class ModuleHolder {
  public:
+  using ContainedType = Impl;  ///< the module type (LibTorch's name)
   /// A default-constructed module.
   ModuleHolder() : impl_(std::make_shared<Impl>()) {}
   /// Holds nothing (assign a module later).
@@ -51,6 +53,8 @@ class ModuleHolder {
   Impl* get() const { return impl_.get(); }
   /// True when it holds nothing.
   bool is_empty() const { return impl_ == nullptr; }
+  /// True when it holds a module.
+  explicit operator bool() const { return impl_ != nullptr; }
   /// The module as Kindling's containers take it (nn::Sequential of holders).
   operator std::shared_ptr<::kindling::nn::Module>() const { return impl_; }  // NOLINT(google-explicit-constructor)
   /// The module's forward.
@@ -63,25 +67,10 @@ class ModuleHolder {
   std::shared_ptr<Impl> impl_;
 };
 
-/// LibTorch's torch::nn::Module: Kindling's, with register_module and replace_module taking a holder.
-class Module : public ::kindling::nn::Module {
- public:
-  /// A module printed as `name`.
-  explicit Module(std::string name = "Module") : ::kindling::nn::Module(std::move(name)) {}
-  using ::kindling::nn::Module::register_module;
-  using ::kindling::nn::Module::replace_module;
-  /// Registers the held module and returns it, as LibTorch does (so that `fc = register_module("fc",
-  /// Linear(8, 2))` assigns a member holder).
-  template <class Impl>
-  std::shared_ptr<Impl> register_module(const std::string& name, ModuleHolder<Impl> holder) {
-    return ::kindling::nn::Module::register_module(name, holder.ptr());
-  }
-  /// Puts the held module in the place of child `name` and returns it.
-  template <class Impl>
-  std::shared_ptr<Impl> replace_module(const std::string& name, ModuleHolder<Impl> holder) {
-    return ::kindling::nn::Module::replace_module(name, holder.ptr());
-  }
-};
+/// LibTorch's torch::nn::Module is Kindling's: register_module and replace_module take a holder
+/// too, a module without a name prints as its class (`NetImpl(`), and every built-in `*Impl`
+/// below derives from it, so a `torch::nn::Module&` binds to any of them.
+using Module = ::kindling::nn::Module;
 
 /// LinearOptions(in, out).bias(false).
 class LinearOptions {
@@ -201,11 +190,46 @@ class ConvTranspose2dImpl : public ::kindling::nn::ConvTranspose2d {
       : ::kindling::nn::ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.rest()) {}
 };
 
+/// BatchNorm2dOptions(features).eps(e).momentum(m).affine(b).track_running_stats(b).
+class BatchNorm2dOptions {
+ public:
+  /// num_features.
+  BatchNorm2dOptions(std::int64_t features) : features_(features) {}  // NOLINT(google-explicit-constructor)
+  BatchNorm2dOptions& eps(double v) {                                 ///< added to the variance
+    eps_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& momentum(std::optional<double> v) {  ///< the running statistics' momentum
+    momentum_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& affine(bool v) {  ///< with weight and bias
+    affine_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& track_running_stats(bool v) {  ///< keep running statistics
+    track_ = v;
+    return *this;
+  }
+  std::int64_t num_features() const { return features_; }       ///< channels
+  double eps() const { return eps_; }                           ///< eps
+  std::optional<double> momentum() const { return momentum_; }  ///< momentum
+  bool affine() const { return affine_; }                       ///< affine
+  bool track_running_stats() const { return track_; }           ///< track_running_stats
+
+ private:
+  std::int64_t features_;
+  double eps_ = 1e-5;
+  std::optional<double> momentum_ = 0.1;
+  bool affine_ = true, track_ = true;
+};
+
 /// The module a torch::nn::BatchNorm2d holds.
 class BatchNorm2dImpl : public ::kindling::nn::BatchNorm2d {
  public:
-  /// num_features.
-  explicit BatchNorm2dImpl(std::int64_t features) : ::kindling::nn::BatchNorm2d(features) {}
+  /// From options (or num_features).
+  BatchNorm2dImpl(const BatchNorm2dOptions& o)  // NOLINT(google-explicit-constructor)
+      : ::kindling::nn::BatchNorm2d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats()) {}
 };
 
 /// The module a torch::nn::Dropout holds.
@@ -269,10 +293,39 @@ class FunctionalImpl : public ::kindling::nn::Module {
   std::function<Tensor(const Tensor&)> fn_;
 };
 
-/// The module a torch::nn::Sequential holds: Kindling's, built from holders or modules.
+/// One module of a Sequential as LibTorch's iteration yields it (an AnyModule): `m.forward<>(x)`.
+class AnyModule {
+ public:
+  /// Over `module`.
+  explicit AnyModule(std::shared_ptr<::kindling::nn::Module> module) : module_(std::move(module)) {}
+  /// The module's forward (one tensor in, one out; `R` is LibTorch's return-type argument).
+  template <class R = Tensor>
+  R forward(const Tensor& x) const {
+    return module_->forward(x);
+  }
+  /// The module.
+  const std::shared_ptr<::kindling::nn::Module>& ptr() const { return module_; }
+
+ private:
+  std::shared_ptr<::kindling::nn::Module> module_;
+};
+
+/// The module a torch::nn::Sequential holds: Kindling's, built from holders or modules, and
+/// iterable as LibTorch's (`for (auto m : *seq) x = m.forward<>(x);`).
 class SequentialImpl : public ::kindling::nn::Sequential {
  public:
   using ::kindling::nn::Sequential::Sequential;
+  /// The first module (a range-for takes a snapshot of the modules here).
+  std::vector<AnyModule>::const_iterator begin() const {
+    items_.clear();
+    for (const auto& m : children()) items_.emplace_back(m);
+    return items_.begin();
+  }
+  /// Past the last module of the snapshot.
+  std::vector<AnyModule>::const_iterator end() const { return items_.end(); }
+
+ private:
+  mutable std::vector<AnyModule> items_;
 };
 
 /// The module a torch::nn::ReLU holds.
@@ -294,6 +347,14 @@ class CrossEntropyLossImpl : public ::kindling::nn::CrossEntropyLoss {
 
 }  // namespace nn
 }  // namespace torch
+
+namespace torch::nn {
+/// A holder prints as its module.
+template <class Impl>
+std::ostream& operator<<(std::ostream& out, const ModuleHolder<Impl>& holder) {
+  return out << static_cast<const ::kindling::nn::Module&>(*holder);
+}
+}  // namespace torch::nn
 
 /// LibTorch's macro: `TORCH_MODULE(Net)` makes `Net` the holder of `NetImpl`.
 #define TORCH_MODULE(Name)                                     \

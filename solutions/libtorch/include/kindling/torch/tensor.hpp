@@ -2,7 +2,7 @@
 /// @file torch/tensor.hpp
 /// LibTorch's tensor side over Kindling: torch:: as kindling::'s tensors, factories and operations,
 /// the dtype and device constants, TensorOptions with requires_grad, the ATen functions programs call
-/// at torch::, LibTorch's in-place operators, torch::autograd and torch::cuda. Part of
+/// at torch::, torch::autograd and torch::cuda. Part of
 /// <kindling/torch.hpp>, which a LibTorch program includes.
 #include <cmath>
 #include <cstddef>
@@ -337,55 +337,6 @@ inline Tensor feature_dropout(const Tensor& x, double p, bool training) {
 }
 
 }  // namespace torch
-
-// ---- in-place operators (LibTorch's Tensor has them; Kindling teaches add_ and x = x + y) -----
-// In namespace kindling, beside Tensor, so that argument-dependent lookup finds them from any
-// namespace; they exist only where torch.hpp is included.
-namespace kindling {
-/// a.add_(b).
-inline Tensor& operator+=(Tensor& a, const Tensor& b) {
-  a.add_(b);
-  return a;
-}
-/// a.add_(b).
-inline Tensor& operator+=(Tensor& a, const Scalar& b) {
-  a.add_(b);
-  return a;
-}
-/// a.sub_(b).
-inline Tensor& operator-=(Tensor& a, const Tensor& b) {
-  a.sub_(b);
-  return a;
-}
-/// a.mul_(b).
-inline Tensor& operator*=(Tensor& a, const Tensor& b) {
-  a.mul_(b);
-  return a;
-}
-/// a.mul_(b).
-inline Tensor& operator*=(Tensor& a, const Scalar& b) {
-  a.mul_(b);
-  return a;
-}
-/// a.div_(b).
-inline Tensor& operator/=(Tensor& a, const Scalar& b) {
-  a.div_(b);
-  return a;
-}
-/// Comparisons as operators (LibTorch's spelling of gt, lt, ge, le, eq, ne).
-inline Tensor operator>(const Tensor& a, const Tensor& b) { return gt(a, b); }
-inline Tensor operator>(const Tensor& a, const Scalar& b) { return gt(a, b); }   ///< gt
-inline Tensor operator<(const Tensor& a, const Tensor& b) { return lt(a, b); }   ///< lt
-inline Tensor operator<(const Tensor& a, const Scalar& b) { return lt(a, b); }   ///< lt
-inline Tensor operator>=(const Tensor& a, const Tensor& b) { return ge(a, b); }  ///< ge
-inline Tensor operator>=(const Tensor& a, const Scalar& b) { return ge(a, b); }  ///< ge
-inline Tensor operator<=(const Tensor& a, const Tensor& b) { return le(a, b); }  ///< le
-inline Tensor operator<=(const Tensor& a, const Scalar& b) { return le(a, b); }  ///< le
-inline Tensor operator==(const Tensor& a, const Tensor& b) { return eq(a, b); }  ///< eq
-inline Tensor operator==(const Tensor& a, const Scalar& b) { return eq(a, b); }  ///< eq
-inline Tensor operator!=(const Tensor& a, const Tensor& b) { return ne(a, b); }  ///< ne
-inline Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); }  ///< ne
-}  // namespace kindling
 
 namespace torch {
 

@@ -1,0 +1,34 @@
+// Task week03.lstm_cell. The doc comment above each function is its contract; your code
+// goes between BEGIN and END. Hints, one at a time: `./grade hint week03.lstm_cell`.
+//
+// nn::LSTMCell and every step of nn::LSTM (src/recurrent.cpp) call this function: write it
+// from recorded operations (products, sums, sigmoid, tanh, chunk) and autograd unrolls the
+// layer's loop into one graph, with every step's gradient reaching the same weights.
+
+#include <kindling/error.hpp>  // KINDLING_TODO, which the worksheet's stubs call
+#include <kindling/join.hpp>
+#include <kindling/linalg.hpp>
+#include <kindling/ops.hpp>
+#include <kindling/recurrent.hpp>
+
+namespace kindling::nn::functional {
+
+/// One step of an LSTM (torch.lstm_cell, what nn.LSTMCell computes), for a batch:
+/// `input` (batch, in), `hx` = (h, c) each (batch, hidden), `w_ih` (4·hidden, in), `w_hh`
+/// (4·hidden, hidden), `b_ih` and `b_hh` (4·hidden) or both undefined (bias=False).
+///
+///   gates = input w_ihᵀ + b_ih + h w_hhᵀ + b_hh           (batch, 4·hidden)
+///   i, f, g, o = the four blocks of `hidden` columns of gates, in this order
+///   i = σ(i), f = σ(f), g = tanh(g), o = σ(o)              (σ: the sigmoid)
+///   c' = f · c + i · g        h' = o · tanh(c')            (elementwise)
+///
+/// Returns (h', c'), each (batch, hidden). Every operation is a recorded one, so gradients
+/// reach all six inputs. Shapes are the caller's to check (nn::LSTMCell checks them).
+std::tuple<Tensor, Tensor> lstm_cell(const Tensor& input, const std::tuple<Tensor, Tensor>& hx, const Tensor& w_ih,
+                                     const Tensor& w_hh, const Tensor& b_ih, const Tensor& b_hh) {
+  // BEGIN TASK week03.lstm_cell (replace the stub below with your code)
+  KINDLING_TODO("week03.lstm_cell");
+  // END TASK
+}
+
+}  // namespace kindling::nn::functional
