@@ -673,6 +673,27 @@ cases["index_mask_mismatch"] = error(lambda: _ix[torch.tensor([True, False])])
 cases["index_two_ellipses"] = index_case(lambda x: x[..., 0, ...])
 
 
+# LibTorch's method forms: channels-last copies, flip, new_zeros, all/any along a dim.
+_cl = torch.arange(120, dtype=torch.float32).reshape(2, 3, 4, 5)
+_clc = _cl.contiguous(memory_format=torch.channels_last)
+cases["channels_last"] = dict(geometry(_clc), out=values(_clc),
+                              is_cl=_clc.is_contiguous(memory_format=torch.channels_last),
+                              plain_is_cl=_cl.is_contiguous(memory_format=torch.channels_last))
+_clb = torch.arange(6, dtype=torch.float32).reshape(1, 3, 1, 2).contiguous(memory_format=torch.channels_last)
+cases["channels_last_ones"] = geometry(_clb)
+cases["flip"] = {"out": values(_ix.flip(0, 2))}
+cases["flip_last"] = {"out": values(_ix.flip(-1))}
+_nz = torch.ones(2, dtype=torch.float64).new_zeros((2, 3))
+cases["new_zeros"] = {"out": values(_nz)}
+_ab = torch.tensor([[1, 0, 2], [3, 4, 5]])
+cases["all_any_dim"] = {"all1": values(_ab.all(1)), "any0": values(_ab.any(0)),
+                        "all0_keep": values(_ab.all(0, keepdim=True))}
+cases["multinomial_too_many"] = error(lambda: torch.tensor([0.5, 0.5]).multinomial(3))
+cases["multinomial_negative"] = error(lambda: torch.tensor([0.5, -0.5]).multinomial(1))
+cases["multinomial_zero_sum"] = error(lambda: torch.tensor([0.0, 0.0]).multinomial(1))
+cases["multinomial_three_d"] = error(lambda: torch.ones(2, 2, 2).multinomial(1))
+
+
 def put_case(fn):
     z = torch.zeros(3, 4)
     fn(z)

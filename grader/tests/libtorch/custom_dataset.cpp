@@ -68,10 +68,22 @@ int main() {
                         net.fc->forward(torch::zeros({4, 8})).size(1) == 3;
   std::cout << "replace_module: " << (replaced ? "the new head is in place" : "FAILED") << "\n";
 
-  const bool ok = accuracy > 0.9 && replaced && halved;
+  // A transform of one's own on LibTorch's base class, and Normalize with a value per channel.
+  struct Invert : torch::data::transforms::TensorTransform<> {
+    torch::Tensor operator()(torch::Tensor input) override { return 1 - input; }
+  };
+  torch::data::transforms::Normalize<> per_channel({0.5, 0.4, 0.3}, {0.2, 0.25, 0.5});
+  auto example = Invert().apply({torch::zeros({3, 2, 2}), torch::tensor(std::vector<int64_t>{1})});
+  auto normalized = per_channel(example.data);
+  const bool channels = std::abs(normalized[0][1][1].item<double>() - 2.5) < 1e-6 &&  // (1 - 0.5) / 0.2
+                        std::abs(normalized[1][0][0].item<double>() - 2.4) < 1e-6 &&  // (1 - 0.4) / 0.25
+                        std::abs(normalized[2][1][0].item<double>() - 1.4) < 1e-6;    // (1 - 0.3) / 0.5
+  std::cout << "per-channel Normalize: " << (channels ? "each channel its own mean and std" : "FAILED") << "\n";
+
+  const bool ok = accuracy > 0.9 && replaced && halved && channels;
   std::cout << (ok ? "OK"
-                   : "FAILED: the classifier did not fit, the schedule did not halve the rate twice, or the head was "
-                     "not replaced")
+                   : "FAILED: the classifier did not fit, the schedule did not halve the rate twice, the head was "
+                     "not replaced, or Normalize mixed the channels")
             << "\n";
   return ok ? 0 : 1;
 }

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <stdexcept>
+
 #include "testing.hpp"
 
 using namespace kindling;
@@ -94,4 +97,73 @@ TEST(EngineIndexing, BadIndicesGetPyTorchsErrors) {
   EXPECT_THROW(x.index({x}), IndexError);  // a float tensor is no index
   // Two groups of tensor indices apart: PyTorch moves their dimensions to the front; here a clear refusal.
   EXPECT_THROW(x.index({longs({0}), Slice(), longs({1})}), Error);
+}
+
+TEST(EngineTensorMethods, ChannelsLastHasPyTorchsStrides) {
+  const Tensor x = arange(120, kFloat32).reshape({2, 3, 4, 5});
+  const Tensor y = x.contiguous(MemoryFormat::ChannelsLast);
+  expect_geometry(y, oracle_geometry("channels_last"));
+  expect_values(y, oracle_values("channels_last", "out"));
+  EXPECT_EQ(y.is_contiguous(MemoryFormat::ChannelsLast), oracle_bool("channels_last", "is_cl"));
+  EXPECT_EQ(x.is_contiguous(MemoryFormat::ChannelsLast), oracle_bool("channels_last", "plain_is_cl"));
+  EXPECT_TRUE(y.contiguous(MemoryFormat::ChannelsLast).is_same(y));  // already so: itself
+  expect_geometry(arange(6, kFloat32).reshape({1, 3, 1, 2}).contiguous(MemoryFormat::ChannelsLast),
+                  oracle_geometry("channels_last_ones"));
+  const Tensor z = x.to(kCPU, kFloat32, false, false, MemoryFormat::ChannelsLast);
+  expect_geometry(z, oracle_geometry("channels_last"));
+  EXPECT_FALSE(x.to(kCPU, kFloat32, false, /*copy=*/true).is_alias_of(x));
+  EXPECT_THROW(zeros({2, 3}).contiguous(MemoryFormat::ChannelsLast), Error);
+}
+
+TEST(EngineTensorMethods, FlipNewZerosAllAnyMatchPyTorch) {
+  const Tensor x = ix();
+  expect_values(x.flip({0, 2}), oracle_values("flip", "out"));
+  expect_values(x.flip({-1}), oracle_values("flip_last", "out"));
+  EXPECT_FALSE(x.flip({0}).is_alias_of(x));
+  EXPECT_THROW(x.flip({0, 0}), Error);
+  expect_values(ones({2}, kFloat64).new_zeros({2, 3}), oracle_values("new_zeros", "out"));
+  const Tensor ab = tensor(std::vector<std::int64_t>{1, 0, 2, 3, 4, 5}).view({2, 3});
+  expect_values(ab.all(1), oracle_values("all_any_dim", "all1"));
+  expect_values(ab.any(0), oracle_values("all_any_dim", "any0"));
+  expect_values(ab.all(0, true), oracle_values("all_any_dim", "all0_keep"));
+}
+
+TEST(EngineTensorMethods, InPlaceShapeAndScalarForms) {
+  Tensor a = arange(6, kFloat32).view({2, 3});
+  const Tensor alias = a;
+  a.unsqueeze_(0);
+  EXPECT_EQ(alias.sizes().vec(), (Shape{1, 2, 3}));  // the tensor itself changed, not a new one
+  a.squeeze_(0);
+  EXPECT_EQ(a.sizes().vec(), (Shape{2, 3}));
+  a.sub_(1).exp_();
+  EXPECT_NEAR(a.at<float>({0, 0}), std::exp(-1.0F), 1e-6);
+  EXPECT_THROW(ones({2}).requires_grad_().unsqueeze_(0), Error);  // a leaf that requires grad
+  EXPECT_EQ(Scalar(2.5).toLong(), 2);
+  EXPECT_EQ(Scalar(std::int64_t{7}).toDouble(), 7.0);
+  EXPECT_EQ(IntArrayRef(Shape{2, 3, 4}).slice(1).vec(), (Shape{3, 4}));
+  EXPECT_THROW(IntArrayRef(Shape{2}).slice(2), std::out_of_range);
+}
+
+TEST(EngineTensorMethods, MultinomialDrawsWithTheGivenWeights) {
+  manual_seed(11);
+  const Tensor p = tensor(std::vector<float>{1, 0, 3});
+  // With replacement: category 1 never comes; 2 comes about three times as often as 0.
+  const std::vector<std::int64_t> draws = p.multinomial(4000, true).to_vector<std::int64_t>();
+  std::int64_t counts[3] = {0, 0, 0};
+  for (const std::int64_t d : draws) ++counts[d];
+  EXPECT_EQ(counts[1], 0);
+  EXPECT_NEAR(static_cast<double>(counts[2]) / 4000, 0.75, 0.03);
+  // Without replacement: each index once, the zero-weight one last, one row per input row.
+  const Tensor rows = tensor(std::vector<float>{1, 0, 3, 5, 1, 0}).view({2, 3}).multinomial(2);
+  EXPECT_EQ(rows.sizes().vec(), (Shape{2, 2}));
+  const auto r = rows.to_vector<std::int64_t>();
+  EXPECT_NE(r[0], r[1]);
+  EXPECT_NE(r[0], 1);
+  EXPECT_NE(r[1], 1);
+  EXPECT_NE(r[2], 2);
+  EXPECT_NE(r[3], 2);
+  expect_oracle_error([] { tensor(std::vector<float>{0.5F, 0.5F}).multinomial(3); }, "multinomial_too_many");
+  expect_oracle_error([] { tensor(std::vector<float>{0.5F, -0.5F}).multinomial(1); }, "multinomial_negative");
+  expect_oracle_error([] { tensor(std::vector<float>{0, 0}).multinomial(1); }, "multinomial_zero_sum");
+  expect_oracle_error([] { ones({2, 2, 2}).multinomial(1); }, "multinomial_three_d");
 }
