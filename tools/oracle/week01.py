@@ -721,6 +721,27 @@ def _put_pair(z):
     z[torch.tensor([0, 2]), torch.tensor([1, 3])] = torch.tensor([7.0, 8.0])
 
 
+def _put_col_pair(z):
+    z[:, torch.tensor([0, 2])] = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+
+
+def _put_cols_broadcast(z):
+    z[:, torch.tensor([0, 2])] = torch.tensor([7.0, 8.0])
+
+
+def _put_mask_cols(z):
+    z[1:, torch.tensor([True, False, True, False])] = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+
+
+cases["put_col_pair"] = put_case(_put_col_pair)
+cases["put_cols_broadcast"] = put_case(_put_cols_broadcast)
+cases["put_mask_cols"] = put_case(_put_mask_cols)
+cases["put_mismatch"] = error(lambda: torch.zeros(3, 3).index_put_((torch.tensor([0]),), torch.ones(5, 3)))
+cases["index_bool_tensor_0d"] = index_case(lambda x: x[torch.tensor(True)])
+cases["index_int32_rejected"] = error(lambda: _ix[torch.tensor([0], dtype=torch.int32)])
+cases["sub_scalar_int"] = {"out": values(torch.arange(5).sub_(1))}
+cases["exp_int"] = error(lambda: torch.arange(3).exp_())
+cases["flip_0d"] = {"out": values(torch.tensor(5.0).flip(0))}
 cases["put_row"] = put_case(_put_row)
 cases["put_col"] = put_case(_put_col)
 cases["put_mask"] = put_case(_put_mask)

@@ -38,13 +38,18 @@ struct Advanced {
   Tensor index;
 };
 
+// A bool (or, deprecated in PyTorch, uint8) tensor index is a mask.
+bool is_mask(const Tensor& t) { return t.dtype() == kBool || t.dtype() == kUInt8; }
+// A 0-d mask counts as Python's True or False.
+bool is_scalar_mask(const Tensor& t) { return is_mask(t) && t.dim() == 0; }
+
 // The view that the integers, slices, None, bools and Ellipsis select; the tensor indices are
 // left in `advanced`, with the dimension of the view each one indexes.
 Tensor apply_basic(const Tensor& self, const std::vector<TensorIndex>& indices, std::vector<Advanced>& advanced) {
   std::int64_t consumed = 0;
   for (const TensorIndex& i : indices) {
     if (i.is_integer() || i.is_slice()) ++consumed;
-    if (i.is_tensor()) consumed += i.tensor().dtype() == kBool ? std::max<std::int64_t>(i.tensor().dim(), 1) : 1;
+    if (i.is_tensor() && !is_scalar_mask(i.tensor())) consumed += is_mask(i.tensor()) ? i.tensor().dim() : 1;
   }
   KINDLING_CHECK_AS(IndexError, consumed <= self.dim(), "too many indices for tensor of dimension ", self.dim());
   Tensor result = self;
@@ -72,10 +77,17 @@ Tensor apply_basic(const Tensor& self, const std::vector<TensorIndex>& indices, 
       dim += self.dim() - consumed;
     } else {
       const Tensor& t = i.tensor();
-      KINDLING_CHECK_AS(IndexError, t.dtype() == kInt64 || t.dtype() == kInt32 || t.dtype() == kBool,
-                        "tensors used as indices must be long, int, byte or bool tensors");
+      KINDLING_CHECK_AS(IndexError, t.dtype() == kInt64 || is_mask(t),
+                        "tensors used as indices must be long, byte or bool tensors");
+      if (is_scalar_mask(t)) {  // a 0-d mask is Python's True or False: a new dimension
+        result = result.unsqueeze(dim);
+        const bool on = t.cpu().item<bool>();
+        advanced.push_back({dim, on ? zeros({1}, TensorOptions(kInt64)) : empty({0}, TensorOptions(kInt64))});
+        ++dim;
+        continue;
+      }
       advanced.push_back({dim, t});
-      dim += t.dtype() == kBool ? std::max<std::int64_t>(t.dim(), 1) : 1;
+      dim += is_mask(t) ? t.dim() : 1;
     }
   }
   return result;
@@ -86,11 +98,11 @@ Tensor apply_basic(const Tensor& self, const std::vector<TensorIndex>& indices, 
 std::vector<Advanced> positions(const Tensor& view, const std::vector<Advanced>& advanced) {
   std::vector<Advanced> out;
   for (const Advanced& a : advanced) {
-    if (a.index.dtype() != kBool) {
+    if (!is_mask(a.index)) {
       out.push_back({a.dim, a.index.to(view.device(), kInt64)});
       continue;
     }
-    const Tensor mask = a.index.dim() == 0 ? a.index.unsqueeze(0) : a.index;
+    const Tensor mask = a.index.to(kBool);
     const std::int64_t k = mask.dim();
     for (std::int64_t j = 0; j < k; ++j)
       KINDLING_CHECK_AS(IndexError, mask.size(j) == view.size(a.dim + j), "The shape of the mask ",
@@ -173,11 +185,17 @@ void put(const Tensor& self, const std::vector<TensorIndex>& indices, Write writ
   std::vector<Advanced> advanced;
   const Tensor view = apply_basic(self, indices, advanced);
   if (advanced.empty()) {
-    write(view, Shape{}, Shape{});
+    write(view, Shape{}, 0, Shape{});
     return;
   }
   std::vector<Advanced> pos = positions(view, advanced);
   const Shape shape = broadcast_positions(view, pos);
+  const std::int64_t first = pos.front().dim;
+  const auto m = static_cast<std::int64_t>(pos.size());
+  // The shape index() would return: the view's dimensions with the indexed ones replaced.
+  Shape result(view.sizes().begin(), view.sizes().begin() + first);
+  result.insert(result.end(), shape.begin(), shape.end());
+  result.insert(result.end(), view.sizes().begin() + first + m, view.sizes().end());
   std::vector<std::vector<std::int64_t>> cols;
   cols.reserve(pos.size());
   for (const Advanced& a : pos) cols.push_back(a.index.cpu().to_vector<std::int64_t>());
@@ -185,15 +203,14 @@ void put(const Tensor& self, const std::vector<TensorIndex>& indices, Write writ
   for (std::int64_t k = 0; k < count; ++k) {
     Tensor target = view;
     // Selecting removes the dimension, so each next index is at the same place.
-    for (std::size_t j = 0; j < pos.size(); ++j)
-      target = target.select(pos.front().dim, cols[j][static_cast<std::size_t>(k)]);
+    for (std::size_t j = 0; j < pos.size(); ++j) target = target.select(first, cols[j][static_cast<std::size_t>(k)]);
     Shape at(shape.size());
     std::int64_t rest = k;
     for (std::size_t d = shape.size(); d-- > 0;) {
       at[d] = rest % shape[d];
       rest /= shape[d];
     }
-    write(target, shape, at);
+    write(target, result, first, at);
   }
 }
 }  // namespace
@@ -203,17 +220,23 @@ const Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> in
 }
 
 const Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Tensor& value) const {
-  put(*this, indices, [&](const Tensor& target, const Shape& shape, const Shape& at) {
-    if (shape.empty()) {
+  put(*this, indices, [&](const Tensor& target, const Shape& result, std::int64_t first, const Shape& at) {
+    if (result.empty()) {
       target.copy_(value);
       return;
     }
-    // `value` broadcasts to the index shape followed by the target's own dimensions; the
-    // part for this place is the value at `at`.
-    Shape full = shape;
-    full.insert(full.end(), target.sizes().begin(), target.sizes().end());
-    Tensor part = value.expand(broadcast_shapes(full, value.sizes()));
-    for (const std::int64_t i : at) part = part.select(0, i);
+    // `value` broadcasts to the shape of what index() would return; the part for this place is
+    // the value at `at` along the index dimensions, which sit at `first`.
+    bool fits = true;
+    try {
+      fits = broadcast_shapes(result, value.sizes()) == result;
+    } catch (const Error&) {
+      fits = false;
+    }
+    KINDLING_CHECK(fits, "shape mismatch: value tensor of shape ", shape_text(value.sizes()),
+                   " cannot be broadcast to indexing result of shape ", shape_text(result));
+    Tensor part = value.expand(result);
+    for (const std::int64_t i : at) part = part.select(first, i);
     target.copy_(part);
   });
   return *this;
@@ -224,7 +247,7 @@ const Tensor& Tensor::index_put_(std::initializer_list<indexing::TensorIndex> in
 }
 
 const Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indices, const Scalar& value) const {
-  put(*this, indices, [&](const Tensor& target, const Shape&, const Shape&) { target.fill_(value); });
+  put(*this, indices, [&](const Tensor& target, const Shape&, std::int64_t, const Shape&) { target.fill_(value); });
   return *this;
 }
 

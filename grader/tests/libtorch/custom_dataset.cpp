@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <iostream>
+#include <iterator>
 
 // Points in the plane, labelled by which side of the line x = y they fall on.
 class TwoSides : public torch::data::datasets::Dataset<TwoSides> {
@@ -80,10 +81,34 @@ int main() {
                         std::abs(normalized[2][1][0].item<double>() - 1.4) < 1e-6;    // (1 - 0.3) / 0.5
   std::cout << "per-channel Normalize: " << (channels ? "each channel its own mean and std" : "FAILED") << "\n";
 
-  const bool ok = accuracy > 0.9 && replaced && halved && channels;
-  std::cout << (ok ? "OK"
-                   : "FAILED: the classifier did not fit, the schedule did not halve the rate twice, the head was "
-                     "not replaced, or Normalize mixed the channels")
-            << "\n";
+  // LibTorch's decay idiom: read the group's rate through its options, set half of it, twice.
+  torch::optim::SGD sgd(net.parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  for (int i = 0; i < 2; ++i) {
+    auto& options = static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options());
+    options.lr(options.lr() * 0.5);
+  }
+  torch::optim::SGDOptions copy = static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options());
+  copy.lr(1.0);  // a copy is the caller's own: the optimizer keeps its rate
+  const bool decayed =
+      std::abs(sgd.param_groups()[0].options().get_lr() - 0.025) < 1e-12 &&
+      std::abs(static_cast<torch::optim::SGDOptions&>(sgd.param_groups()[0].options()).momentum() - 0.9) < 1e-12;
+  std::cout << "lr decayed through param_groups(): " << (decayed ? "0.1 -> 0.025" : "FAILED") << "\n";
+
+  // A Sequential walked as LibTorch walks one: each module an AnyModule with forward<>().
+  auto x = torch::ones({1, 2});
+  int64_t walked = 0;
+  for (auto m : *model) {
+    x = m.forward<>(x);
+    ++walked;
+  }
+  const bool iterated = walked == 3 && std::distance(model->begin(), model->end()) == 3 && x.size(1) == 2;
+  std::cout << "Sequential iterated: " << (iterated ? "3 modules" : "FAILED") << "\n";
+
+  const bool ok = accuracy > 0.9 && replaced && halved && channels && decayed && iterated;
+  std::cout
+      << (ok ? "OK"
+             : "FAILED: the classifier did not fit, the schedule did not halve the rate twice, the head was "
+               "not replaced, Normalize mixed the channels, the rate did not decay, or the Sequential did not iterate")
+      << "\n";
   return ok ? 0 : 1;
 }

@@ -79,6 +79,17 @@ TEST(EngineIndexing, WritesMatchPyTorch) {
   put("put_pair", [](const Tensor& z) {
     z.index_put_({longs({0, 2}), longs({1, 3})}, tensor(std::vector<float>{7, 8}));
   });
+  // Index dimensions after the first: the value lines up with what index() would return.
+  put("put_col_pair", [](const Tensor& z) {
+    z.index_put_({Slice(), longs({0, 2})}, tensor(std::vector<float>{1, 2, 3, 4, 5, 6}).view({3, 2}));
+  });
+  put("put_cols_broadcast", [](const Tensor& z) {
+    z.index_put_({Slice(), longs({0, 2})}, tensor(std::vector<float>{7, 8}));
+  });
+  put("put_mask_cols", [](const Tensor& z) {
+    z.index_put_({Slice(1, None), mask({1, 0, 1, 0})}, tensor(std::vector<float>{1, 2, 3, 4}).view({2, 2}));
+  });
+  expect_oracle_error([] { zeros({3, 3}).index_put_({longs({0})}, ones({5, 3})); }, "put_mismatch");
   // Assignment to a named tensor rebinds the name; only a temporary (an index) writes.
   Tensor a = zeros({2});
   const Tensor b = a;
@@ -95,6 +106,8 @@ TEST(EngineIndexing, BadIndicesGetPyTorchsErrors) {
   expect_oracle_error([&] { x.index_put_({5}, 1.0); }, "index_out_of_range");
   EXPECT_THROW(x.index({"..", 0}), ValueError);
   EXPECT_THROW(x.index({x}), IndexError);  // a float tensor is no index
+  expect_oracle_error([&] { x.index({tensor(std::vector<std::int32_t>{0})}); }, "index_int32_rejected");
+  expect_index("index_bool_tensor_0d", x, x.index({ne(scalar_tensor(1), 0)}));  // a 0-d mask is Python's True
   // Two groups of tensor indices apart: PyTorch moves their dimensions to the front; here a clear refusal.
   EXPECT_THROW(x.index({longs({0}), Slice(), longs({1})}), Error);
 }
@@ -137,7 +150,10 @@ TEST(EngineTensorMethods, InPlaceShapeAndScalarForms) {
   EXPECT_EQ(a.sizes().vec(), (Shape{2, 3}));
   a.sub_(1).exp_();
   EXPECT_NEAR(a.at<float>({0, 0}), std::exp(-1.0F), 1e-6);
-  EXPECT_THROW(ones({2}).requires_grad_().unsqueeze_(0), Error);  // a leaf that requires grad
+  EXPECT_THROW(ones({2}).requires_grad_().unsqueeze_(0), Error);             // a leaf that requires grad
+  expect_values(arange(5).sub_(1), oracle_values("sub_scalar_int", "out"));  // stays int64
+  expect_oracle_error([] { arange(3).exp_(); }, "exp_int");
+  expect_values(scalar_tensor(5.0).flip({0}), oracle_values("flip_0d", "out"));
   EXPECT_EQ(Scalar(2.5).toLong(), 2);
   EXPECT_EQ(Scalar(std::int64_t{7}).toDouble(), 7.0);
   EXPECT_EQ(IntArrayRef(Shape{2, 3, 4}).slice(1).vec(), (Shape{3, 4}));

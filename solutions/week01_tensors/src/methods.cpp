@@ -124,8 +124,15 @@ std::vector<Tensor> Tensor::chunk(std::int64_t chunks, std::int64_t dim) const {
 std::vector<Tensor> Tensor::split(std::int64_t split_size, std::int64_t dim) const {
   return kindling::split(*this, split_size, dim);
 }
-const Tensor& Tensor::sub_(const Scalar& value) const { return add_(-value.to<double>()); }
-const Tensor& Tensor::exp_() const { return copy_(kindling::exp(*this)); }
+const Tensor& Tensor::sub_(const Scalar& value) const {
+  // The negated scalar keeps its kind: an integer tensor minus an integer stays an integer.
+  return value.is_floating_point() ? add_(-value.to<double>()) : add_(Scalar(-value.to<std::int64_t>()));
+}
+const Tensor& Tensor::exp_() const {
+  KINDLING_CHECK(is_floating_point(), "result type Float can't be cast to the desired output type ",
+                 dtype_short_name(dtype()));
+  return copy_(kindling::exp(*this));
+}
 
 namespace {
 // Gives `self` the geometry of `view` (a view of self): the in-place shape operations.
@@ -200,6 +207,10 @@ Tensor Tensor::to(Device device, ScalarType dtype, bool non_blocking, bool copy,
 }
 
 Tensor Tensor::flip(IntArrayRef dims) const {
+  if (dim() == 0) {
+    for (const std::int64_t d : dims) (void)wrap_dim(d, 1);  // only 0 and -1 name a 0-d tensor's dim
+    return clone();
+  }
   Tensor out = *this;
   std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(dim(), 1)), false);
   for (const std::int64_t d : dims) {

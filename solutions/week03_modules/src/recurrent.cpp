@@ -213,7 +213,7 @@ DirectionResult run_direction(const std::string& mode, const std::vector<Tensor>
   // The input's part of every gate at every step in one product, as PyTorch does on the CPU (an
   // LSTM's steps go through F::lstm_cell, task week03.lstm_cell, with the input itself).
   const Tensor gi_all =
-      lstm ? Tensor() : affine(x.reshape({steps * batch, x.size(2)}), w[0], w[2]).view({steps, batch, -1});
+      lstm ? Tensor() : affine(x.reshape({steps * batch, x.size(2)}), w[0], w[2]).view({steps, batch, w[0].size(0)});
   TensorList outputs(static_cast<std::size_t>(steps));
   for (std::int64_t k = 0; k < steps; ++k) {
     const std::int64_t t = reverse ? steps - 1 - k : k;

@@ -59,8 +59,10 @@ class TensorIndex {
   template <class I>
   requires(std::is_integral_v<I> && !std::is_same_v<I, bool>) TensorIndex(I i)  // NOLINT(google-explicit-constructor)
       : v_(static_cast<std::int64_t>(i)) {}
-  /// A bool: `True` adds a dimension of size 1, `False` one of size 0.
-  TensorIndex(bool b) : v_(b) {}  // NOLINT(google-explicit-constructor)
+  /// A bool: `True` adds a dimension of size 1, `False` one of size 0 (a bool only: a double or a
+  /// pointer does not turn into one).
+  template <class B>
+  requires std::is_same_v<B, bool> TensorIndex(B b) : v_(b) {}  // NOLINT(google-explicit-constructor)
   /// A slice.
   TensorIndex(Slice s) : v_(s) {}  // NOLINT(google-explicit-constructor)
   /// A tensor: advanced indexing.

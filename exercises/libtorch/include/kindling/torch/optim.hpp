@@ -28,10 +28,15 @@ class OptimizerOptions {
  public:
   virtual ~OptimizerOptions() = default;
   OptimizerOptions() = default;
-  OptimizerOptions(const OptimizerOptions&) = default;             ///< an unbound copy
-  OptimizerOptions& operator=(const OptimizerOptions&) = default;  ///< an unbound copy
-  /// The learning rate.
-  double get_lr() const { return lr_; }
+  /// A copy that is not bound to any group (its setters change only itself).
+  OptimizerOptions(const OptimizerOptions& other) : lr_(other.lr_) {}
+  /// The values of `other`; this builder's binding stays as it was.
+  OptimizerOptions& operator=(const OptimizerOptions& other) {
+    lr_ = other.lr_;
+    return *this;
+  }
+  /// The learning rate (the group's current one, when bound).
+  double get_lr() const { return value("lr", lr_); }
   /// Sets the learning rate.
   void set_lr(double v) {
     lr_ = v;
@@ -44,6 +49,10 @@ class OptimizerOptions {
   /// Writes option `name` through to the bound group, if any.
   void write(const char* name, double v) const {
     if (bound_ != nullptr) bound_->set(name, v);
+  }
+  /// Option `name` as the bound group has it now, else `fallback` (this builder's own value).
+  double value(const char* name, double fallback) const {
+    return bound_ != nullptr && bound_->has(name) ? (*bound_)[name] : fallback;
   }
   double lr_ = 1e-3;  ///< the learning rate
 
@@ -61,32 +70,32 @@ class SGDOptions : public OptimizerOptions {
     set_lr(c_.lr = v);
     return *this;
   }
-  double lr() const { return c_.lr; }  ///< the learning rate
-  SGDOptions& momentum(double v) {     ///< sets momentum
+  double lr() const { return value("lr", c_.lr); }  ///< the learning rate
+  SGDOptions& momentum(double v) {                  ///< sets momentum
     c_.momentum = v;
     write("momentum", static_cast<double>(v));
     return *this;
   }
-  double momentum() const { return c_.momentum; }  ///< momentum
-  SGDOptions& dampening(double v) {                ///< sets dampening
+  double momentum() const { return value("momentum", c_.momentum); }  ///< momentum
+  SGDOptions& dampening(double v) {                                   ///< sets dampening
     c_.dampening = v;
     write("dampening", static_cast<double>(v));
     return *this;
   }
-  double dampening() const { return c_.dampening; }  ///< dampening
-  SGDOptions& weight_decay(double v) {               ///< sets weight decay
+  double dampening() const { return value("dampening", c_.dampening); }  ///< dampening
+  SGDOptions& weight_decay(double v) {                                   ///< sets weight decay
     c_.weight_decay = v;
     write("weight_decay", static_cast<double>(v));
     return *this;
   }
-  double weight_decay() const { return c_.weight_decay; }  ///< weight decay
-  SGDOptions& nesterov(bool v) {                           ///< sets Nesterov momentum
+  double weight_decay() const { return value("weight_decay", c_.weight_decay); }  ///< weight decay
+  SGDOptions& nesterov(bool v) {                                                  ///< sets Nesterov momentum
     c_.nesterov = v;
     write("nesterov", static_cast<double>(v));
     return *this;
   }
-  bool nesterov() const { return c_.nesterov; }                        ///< Nesterov momentum
-  const ::kindling::optim::SGD::Config& config() const { return c_; }  ///< Kindling's config
+  bool nesterov() const { return value("nesterov", c_.nesterov ? 1.0 : 0.0) != 0; }  ///< Nesterov momentum
+  const ::kindling::optim::SGD::Config& config() const { return c_; }                ///< Kindling's config
 
  private:
   ::kindling::optim::SGD::Config c_;
@@ -102,7 +111,7 @@ class AdamOptions : public OptimizerOptions {
     set_lr(c_.lr = v);
     return *this;
   }
-  double lr() const { return c_.lr; }                 ///< the learning rate
+  double lr() const { return value("lr", c_.lr); }    ///< the learning rate
   AdamOptions& betas(std::tuple<double, double> v) {  ///< betas (LibTorch's type: `{0.5, 0.999}` or make_tuple)
     c_.betas = {std::get<0>(v), std::get<1>(v)};
     write("beta1", c_.betas.first);
@@ -114,20 +123,20 @@ class AdamOptions : public OptimizerOptions {
     write("eps", static_cast<double>(v));
     return *this;
   }
-  double eps() const { return c_.eps; }  ///< eps
-  AdamOptions& weight_decay(double v) {  ///< sets weight decay
+  double eps() const { return value("eps", c_.eps); }  ///< eps
+  AdamOptions& weight_decay(double v) {                ///< sets weight decay
     c_.weight_decay = v;
     write("weight_decay", static_cast<double>(v));
     return *this;
   }
-  double weight_decay() const { return c_.weight_decay; }  ///< weight decay
-  AdamOptions& amsgrad(bool v) {                           ///< sets amsgrad
+  double weight_decay() const { return value("weight_decay", c_.weight_decay); }  ///< weight decay
+  AdamOptions& amsgrad(bool v) {                                                  ///< sets amsgrad
     c_.amsgrad = v;
     write("amsgrad", static_cast<double>(v));
     return *this;
   }
-  bool amsgrad() const { return c_.amsgrad; }                           ///< amsgrad
-  const ::kindling::optim::Adam::Config& config() const { return c_; }  ///< Kindling's config
+  bool amsgrad() const { return value("amsgrad", c_.amsgrad ? 1.0 : 0.0) != 0; }  ///< amsgrad
+  const ::kindling::optim::Adam::Config& config() const { return c_; }            ///< Kindling's config
 
  private:
   ::kindling::optim::Adam::Config c_;
@@ -149,38 +158,38 @@ class RMSpropOptions : public OptimizerOptions {
     set_lr(c_.lr = v);
     return *this;
   }
-  double lr() const { return c_.lr; }  ///< the learning rate
-  RMSpropOptions& alpha(double v) {    ///< sets decay of the mean of squares
+  double lr() const { return value("lr", c_.lr); }  ///< the learning rate
+  RMSpropOptions& alpha(double v) {                 ///< sets decay of the mean of squares
     c_.alpha = v;
     write("alpha", static_cast<double>(v));
     return *this;
   }
-  double alpha() const { return c_.alpha; }  ///< decay of the mean of squares
-  RMSpropOptions& eps(double v) {            ///< sets eps
+  double alpha() const { return value("alpha", c_.alpha); }  ///< decay of the mean of squares
+  RMSpropOptions& eps(double v) {                            ///< sets eps
     c_.eps = v;
     write("eps", static_cast<double>(v));
     return *this;
   }
-  double eps() const { return c_.eps; }     ///< eps
-  RMSpropOptions& weight_decay(double v) {  ///< sets weight decay
+  double eps() const { return value("eps", c_.eps); }  ///< eps
+  RMSpropOptions& weight_decay(double v) {             ///< sets weight decay
     c_.weight_decay = v;
     write("weight_decay", static_cast<double>(v));
     return *this;
   }
-  double weight_decay() const { return c_.weight_decay; }  ///< weight decay
-  RMSpropOptions& momentum(double v) {                     ///< sets momentum
+  double weight_decay() const { return value("weight_decay", c_.weight_decay); }  ///< weight decay
+  RMSpropOptions& momentum(double v) {                                            ///< sets momentum
     c_.momentum = v;
     write("momentum", static_cast<double>(v));
     return *this;
   }
-  double momentum() const { return c_.momentum; }  ///< momentum
-  RMSpropOptions& centered(bool v) {               ///< sets centered
+  double momentum() const { return value("momentum", c_.momentum); }  ///< momentum
+  RMSpropOptions& centered(bool v) {                                  ///< sets centered
     c_.centered = v;
     write("centered", static_cast<double>(v));
     return *this;
   }
-  bool centered() const { return c_.centered; }                            ///< centered
-  const ::kindling::optim::RMSprop::Config& config() const { return c_; }  ///< Kindling's config
+  bool centered() const { return value("centered", c_.centered ? 1.0 : 0.0) != 0; }  ///< centered
+  const ::kindling::optim::RMSprop::Config& config() const { return c_; }            ///< Kindling's config
 
  private:
   ::kindling::optim::RMSprop::Config c_;
@@ -196,31 +205,33 @@ class AdagradOptions : public OptimizerOptions {
     set_lr(c_.lr = v);
     return *this;
   }
-  double lr() const { return c_.lr; }   ///< the learning rate
-  AdagradOptions& lr_decay(double v) {  ///< sets learning-rate decay
+  double lr() const { return value("lr", c_.lr); }  ///< the learning rate
+  AdagradOptions& lr_decay(double v) {              ///< sets learning-rate decay
     c_.lr_decay = v;
     write("lr_decay", static_cast<double>(v));
     return *this;
   }
-  double lr_decay() const { return c_.lr_decay; }  ///< learning-rate decay
-  AdagradOptions& weight_decay(double v) {         ///< sets weight decay
+  double lr_decay() const { return value("lr_decay", c_.lr_decay); }  ///< learning-rate decay
+  AdagradOptions& weight_decay(double v) {                            ///< sets weight decay
     c_.weight_decay = v;
     write("weight_decay", static_cast<double>(v));
     return *this;
   }
-  double weight_decay() const { return c_.weight_decay; }  ///< weight decay
-  AdagradOptions& initial_accumulator_value(double v) {    ///< sets the sums' start
+  double weight_decay() const { return value("weight_decay", c_.weight_decay); }  ///< weight decay
+  AdagradOptions& initial_accumulator_value(double v) {                           ///< sets the sums' start
     c_.initial_accumulator_value = v;
     write("initial_accumulator_value", static_cast<double>(v));
     return *this;
   }
-  double initial_accumulator_value() const { return c_.initial_accumulator_value; }  ///< the sums' start
-  AdagradOptions& eps(double v) {                                                    ///< sets eps
+  double initial_accumulator_value() const {
+    return value("initial_accumulator_value", c_.initial_accumulator_value);
+  }                                ///< the sums' start
+  AdagradOptions& eps(double v) {  ///< sets eps
     c_.eps = v;
     write("eps", static_cast<double>(v));
     return *this;
   }
-  double eps() const { return c_.eps; }                                    ///< eps
+  double eps() const { return value("eps", c_.eps); }                      ///< eps
   const ::kindling::optim::Adagrad::Config& config() const { return c_; }  ///< Kindling's config
 
  private:

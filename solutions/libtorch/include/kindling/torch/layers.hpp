@@ -1,7 +1,7 @@
 #pragma once
 /// @file torch/layers.hpp
 /// More of LibTorch's module holders and options over Kindling's layers: pooling (MaxPool2d,
-/// AvgPool2d, AdaptiveAvgPool2d), Embedding and Flatten. Part of
+/// AvgPool2d, AdaptiveAvgPool2d), BatchNorm2d with its options, Embedding and Flatten. Part of
 /// <kindling/torch.hpp>.
 #include <cstdint>
 #include <optional>
@@ -55,6 +55,47 @@ class AdaptiveAvgPool2dImpl : public ::kindling::nn::AdaptiveAvgPool2d {
       : ::kindling::nn::AdaptiveAvgPool2d(size) {}
 };
 
+/// BatchNorm2dOptions(features).eps(e).momentum(m).affine(b).track_running_stats(b).
+class BatchNorm2dOptions {
+ public:
+  /// num_features.
+  BatchNorm2dOptions(std::int64_t features) : features_(features) {}  // NOLINT(google-explicit-constructor)
+  BatchNorm2dOptions& eps(double v) {                                 ///< added to the variance
+    eps_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& momentum(std::optional<double> v) {  ///< the running statistics' momentum
+    momentum_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& affine(bool v) {  ///< with weight and bias
+    affine_ = v;
+    return *this;
+  }
+  BatchNorm2dOptions& track_running_stats(bool v) {  ///< keep running statistics
+    track_ = v;
+    return *this;
+  }
+  std::int64_t num_features() const { return features_; }       ///< channels
+  double eps() const { return eps_; }                           ///< eps
+  std::optional<double> momentum() const { return momentum_; }  ///< momentum
+  bool affine() const { return affine_; }                       ///< affine
+  bool track_running_stats() const { return track_; }           ///< track_running_stats
+
+ private:
+  std::int64_t features_;
+  double eps_ = 1e-5;
+  std::optional<double> momentum_ = 0.1;
+  bool affine_ = true, track_ = true;
+};
+
+/// The module a torch::nn::BatchNorm2d holds.
+class BatchNorm2dImpl : public ::kindling::nn::BatchNorm2d {
+ public:
+  /// From options (or num_features).
+  BatchNorm2dImpl(const BatchNorm2dOptions& o)  // NOLINT(google-explicit-constructor)
+      : ::kindling::nn::BatchNorm2d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats()) {}
+};
 /// EmbeddingOptions(num_embeddings, embedding_dim).padding_idx(i).
 class EmbeddingOptions {
  public:
@@ -90,6 +131,7 @@ class FlattenImpl : public ::kindling::nn::Module {
   Tensor forward(const Tensor& x) override { return x.flatten(1); }
 };
 
+TORCH_MODULE(BatchNorm2d);        ///< torch::nn::BatchNorm2d
 TORCH_MODULE(MaxPool2d);          ///< torch::nn::MaxPool2d
 TORCH_MODULE(AvgPool2d);          ///< torch::nn::AvgPool2d
 TORCH_MODULE(AdaptiveAvgPool2d);  ///< torch::nn::AdaptiveAvgPool2d

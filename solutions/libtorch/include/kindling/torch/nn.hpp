@@ -190,48 +190,6 @@ class ConvTranspose2dImpl : public ::kindling::nn::ConvTranspose2d {
       : ::kindling::nn::ConvTranspose2d(o.in_channels(), o.out_channels(), o.kernel_size(), o.rest()) {}
 };
 
-/// BatchNorm2dOptions(features).eps(e).momentum(m).affine(b).track_running_stats(b).
-class BatchNorm2dOptions {
- public:
-  /// num_features.
-  BatchNorm2dOptions(std::int64_t features) : features_(features) {}  // NOLINT(google-explicit-constructor)
-  BatchNorm2dOptions& eps(double v) {                                 ///< added to the variance
-    eps_ = v;
-    return *this;
-  }
-  BatchNorm2dOptions& momentum(std::optional<double> v) {  ///< the running statistics' momentum
-    momentum_ = v;
-    return *this;
-  }
-  BatchNorm2dOptions& affine(bool v) {  ///< with weight and bias
-    affine_ = v;
-    return *this;
-  }
-  BatchNorm2dOptions& track_running_stats(bool v) {  ///< keep running statistics
-    track_ = v;
-    return *this;
-  }
-  std::int64_t num_features() const { return features_; }       ///< channels
-  double eps() const { return eps_; }                           ///< eps
-  std::optional<double> momentum() const { return momentum_; }  ///< momentum
-  bool affine() const { return affine_; }                       ///< affine
-  bool track_running_stats() const { return track_; }           ///< track_running_stats
-
- private:
-  std::int64_t features_;
-  double eps_ = 1e-5;
-  std::optional<double> momentum_ = 0.1;
-  bool affine_ = true, track_ = true;
-};
-
-/// The module a torch::nn::BatchNorm2d holds.
-class BatchNorm2dImpl : public ::kindling::nn::BatchNorm2d {
- public:
-  /// From options (or num_features).
-  BatchNorm2dImpl(const BatchNorm2dOptions& o)  // NOLINT(google-explicit-constructor)
-      : ::kindling::nn::BatchNorm2d(o.num_features(), o.eps(), o.momentum(), o.affine(), o.track_running_stats()) {}
-};
-
 /// The module a torch::nn::Dropout holds.
 class DropoutImpl : public ::kindling::nn::Dropout {
  public:
@@ -315,17 +273,34 @@ class AnyModule {
 class SequentialImpl : public ::kindling::nn::Sequential {
  public:
   using ::kindling::nn::Sequential::Sequential;
-  /// The first module (a range-for takes a snapshot of the modules here).
-  std::vector<AnyModule>::const_iterator begin() const {
-    items_.clear();
-    for (const auto& m : children()) items_.emplace_back(m);
-    return items_.begin();
-  }
-  /// Past the last module of the snapshot.
-  std::vector<AnyModule>::const_iterator end() const { return items_.end(); }
+  /// Walks the modules in order, each as an AnyModule (LibTorch's iteration over a Sequential).
+  class Iterator {
+   public:
+    using value_type = AnyModule;                                                ///< what it yields
+    using difference_type = std::ptrdiff_t;                                      ///< a distance
+    Iterator(const SequentialImpl* seq, std::size_t at) : seq_(seq), at_(at) {}  ///< at module `at`
+    AnyModule operator*() const { return AnyModule(seq_->children().at(at_)); }  ///< the module
+    Iterator& operator++() {                                                     ///< the next one
+      ++at_;
+      return *this;
+    }
+    Iterator operator++(int) {  ///< the next one, returning this
+      Iterator before = *this;
+      ++at_;
+      return before;
+    }
+    bool operator==(const Iterator& other) const { return at_ == other.at_; }  ///< same place
+    bool operator!=(const Iterator& other) const { return at_ != other.at_; }  ///< another place
+    difference_type operator-(const Iterator& other) const {                   ///< the distance
+      return static_cast<difference_type>(at_) - static_cast<difference_type>(other.at_);
+    }
 
- private:
-  mutable std::vector<AnyModule> items_;
+   private:
+    const SequentialImpl* seq_;
+    std::size_t at_;
+  };
+  Iterator begin() const { return {this, 0}; }     ///< the first module
+  Iterator end() const { return {this, size()}; }  ///< past the last module
 };
 
 /// The module a torch::nn::ReLU holds.
@@ -370,8 +345,6 @@ TORCH_MODULE(Linear);
 TORCH_MODULE(Conv2d);
 /// torch::nn::ConvTranspose2d: the holder of ConvTranspose2dImpl.
 TORCH_MODULE(ConvTranspose2d);
-/// torch::nn::BatchNorm2d: the holder of BatchNorm2dImpl.
-TORCH_MODULE(BatchNorm2d);
 /// torch::nn::Dropout: the holder of DropoutImpl.
 TORCH_MODULE(Dropout);
 /// torch::nn::Dropout2d: the holder of Dropout2dImpl.
