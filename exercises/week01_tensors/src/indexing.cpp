@@ -3,7 +3,6 @@
 // them with index_select, a copy.
 
 #include <algorithm>
-#include <sstream>
 #include <string_view>
 
 #include <kindling/factory.hpp>
@@ -23,14 +22,6 @@ TensorIndex::TensorIndex(const char* text) : v_(EllipsisIndexType{}) {
 namespace {
 
 using indexing::TensorIndex;
-
-std::string shape_text(IntArrayRef s) {
-  std::ostringstream out;
-  out << '[';
-  for (std::size_t i = 0; i < s.size(); ++i) out << (i ? ", " : "") << s[i];
-  out << ']';
-  return out.str();
-}
 
 // A tensor index at dimension `dim` of the basic view.
 struct Advanced {
@@ -106,8 +97,8 @@ std::vector<Advanced> positions(const Tensor& view, const std::vector<Advanced>&
     const std::int64_t k = mask.dim();
     for (std::int64_t j = 0; j < k; ++j)
       KINDLING_CHECK_AS(IndexError, mask.size(j) == view.size(a.dim + j), "The shape of the mask ",
-                        shape_text(mask.sizes()), " at index ", j, " does not match the shape of the indexed tensor ",
-                        shape_text(view.sizes().vec()), " at index ", a.dim + j);
+                        to_string(mask.sizes()), " at index ", j, " does not match the shape of the indexed tensor ",
+                        to_string(view.sizes()), " at index ", a.dim + j);
     const std::vector<bool> bits = mask.cpu().to_vector<bool>();
     std::vector<std::vector<std::int64_t>> cols(static_cast<std::size_t>(k));
     const Shape sizes = mask.sizes().vec();
@@ -151,6 +142,15 @@ Shape broadcast_positions(const Tensor& view, std::vector<Advanced>& pos) {
   return shape;
 }
 
+// The shape of `view` indexed by a tensor group of `m` dimensions from `first` whose positions
+// broadcast to `shape`: the group's dimensions replaced by `shape`.
+Shape indexed_shape(const Tensor& view, const Shape& shape, std::int64_t first, std::int64_t m) {
+  Shape out(view.sizes().begin(), view.sizes().begin() + first);
+  out.insert(out.end(), shape.begin(), shape.end());
+  out.insert(out.end(), view.sizes().begin() + first + m, view.sizes().end());
+  return out;
+}
+
 std::vector<TensorIndex> as_vector(std::initializer_list<TensorIndex> list) {
   return std::vector<TensorIndex>(list.begin(), list.end());
 }
@@ -171,10 +171,7 @@ Tensor Tensor::index(const std::vector<indexing::TensorIndex>& indices) const {
   Tensor flat = zeros(shape, TensorOptions(kInt64).device(device()));
   for (const Advanced& a : pos) flat = flat * view.size(a.dim) + a.index;
   const Tensor merged = view.flatten(first, first + m - 1);
-  Shape out_sizes(view.sizes().begin(), view.sizes().begin() + first);
-  out_sizes.insert(out_sizes.end(), shape.begin(), shape.end());
-  out_sizes.insert(out_sizes.end(), view.sizes().begin() + first + m, view.sizes().end());
-  return kindling::index_select(merged, first, flat.reshape({-1})).reshape(out_sizes);
+  return kindling::index_select(merged, first, flat.reshape({-1})).reshape(indexed_shape(view, shape, first, m));
 }
 
 namespace {
@@ -192,10 +189,7 @@ void put(const Tensor& self, const std::vector<TensorIndex>& indices, Write writ
   const Shape shape = broadcast_positions(view, pos);
   const std::int64_t first = pos.front().dim;
   const auto m = static_cast<std::int64_t>(pos.size());
-  // The shape index() would return: the view's dimensions with the indexed ones replaced.
-  Shape result(view.sizes().begin(), view.sizes().begin() + first);
-  result.insert(result.end(), shape.begin(), shape.end());
-  result.insert(result.end(), view.sizes().begin() + first + m, view.sizes().end());
+  const Shape result = indexed_shape(view, shape, first, m);  // what index() would return
   std::vector<std::vector<std::int64_t>> cols;
   cols.reserve(pos.size());
   for (const Advanced& a : pos) cols.push_back(a.index.cpu().to_vector<std::int64_t>());
@@ -233,8 +227,8 @@ const Tensor& Tensor::index_put_(const std::vector<indexing::TensorIndex>& indic
     } catch (const Error&) {
       fits = false;
     }
-    KINDLING_CHECK(fits, "shape mismatch: value tensor of shape ", shape_text(value.sizes()),
-                   " cannot be broadcast to indexing result of shape ", shape_text(result));
+    KINDLING_CHECK(fits, "shape mismatch: value tensor of shape ", to_string(value.sizes()),
+                   " cannot be broadcast to indexing result of shape ", to_string(result));
     Tensor part = value.expand(result);
     for (const std::int64_t i : at) part = part.select(first, i);
     target.copy_(part);

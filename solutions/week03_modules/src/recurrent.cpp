@@ -20,12 +20,6 @@ namespace kindling::nn {
 
 namespace {
 
-std::string list_text(IntArrayRef s) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
-  return out + "]";
-}
-
 // x Wᵀ + b for a 2-d x, as nn.Linear computes it.
 Tensor affine(const Tensor& x, const Tensor& w, const Tensor& b) {
   // BEGIN REFERENCE ONLY week03.linear_layout
@@ -36,20 +30,18 @@ Tensor affine(const Tensor& x, const Tensor& w, const Tensor& b) {
 }
 
 // One step of a GRU or an Elman cell (an LSTM's is F::lstm_cell). `gi` is the input's part
-// x W_ihᵀ + b_ih (all gates), `h` the state; returns h' (and an undefined second tensor).
-// PyTorch's order of operations.
-std::pair<Tensor, Tensor> cell_step(const std::string& mode, const Tensor& gi, const Tensor& h, const Tensor& /*c*/,
-                                    const Tensor& w_hh, const Tensor& b_hh) {
+// x W_ihᵀ + b_ih (all gates), `h` the state; returns h'. PyTorch's order of operations.
+Tensor cell_step(const std::string& mode, const Tensor& gi, const Tensor& h, const Tensor& w_hh, const Tensor& b_hh) {
   const Tensor gh = affine(h, w_hh, b_hh);
   if (mode == "GRU") {
     const std::vector<Tensor> xi = chunk(gi, 3, 1), hh = chunk(gh, 3, 1);
     const Tensor r = sigmoid(hh[0] + xi[0]);
     const Tensor z = sigmoid(hh[1] + xi[1]);
     const Tensor n = tanh(xi[2] + hh[2] * r);
-    return {(h - n) * z + n, Tensor()};
+    return (h - n) * z + n;
   }
   const Tensor pre = gi + gh;
-  return {mode == "RNN_RELU" ? relu(pre) : tanh(pre), Tensor()};
+  return mode == "RNN_RELU" ? relu(pre) : tanh(pre);
 }
 
 std::int64_t gates_of(const std::string& mode) {
@@ -200,6 +192,16 @@ std::string RNNBase::extra_repr() const {
 
 namespace {
 
+// A layer's initial state: zeros like `like` when the caller gave none, else `state` (the given
+// one, with a batch dimension) once its shape is `expected`; `given` is what the error quotes.
+Tensor initial_state(const Tensor& given, const Tensor& state, const Shape& expected, const char* what,
+                     const Tensor& like) {
+  if (!given.defined()) return zeros(expected, TensorOptions(like.dtype()).device(like.device()));
+  KINDLING_CHECK(state.sizes().vec() == expected, "Expected hidden", what, " size (", expected[0], ", ", expected[1],
+                 ", ", expected[2], "), got ", to_string(given.sizes()));
+  return state;
+}
+
 // One direction of one layer over x (seq, batch, in). `lengths` (per batch row, or empty)
 // freeze each row's state after its last step (packed sequences).
 struct DirectionResult {
@@ -218,7 +220,7 @@ DirectionResult run_direction(const std::string& mode, const std::vector<Tensor>
   for (std::int64_t k = 0; k < steps; ++k) {
     const std::int64_t t = reverse ? steps - 1 - k : k;
     auto [h2, c2] = lstm ? functional::lstm_cell(x.select(0, t), {h, c}, w[0], w[1], w[2], w[3])
-                         : cell_step(mode, gi_all.select(0, t), h, c, w[1], w[3]);
+                         : std::tuple<Tensor, Tensor>{cell_step(mode, gi_all.select(0, t), h, w[1], w[3]), Tensor()};
     if (!lengths.empty()) {  // rows whose sequence has ended keep their state; their output is 0
       std::vector<float> running(lengths.size());
       for (std::size_t b = 0; b < lengths.size(); ++b) running[b] = lengths[b] > t ? 1.0F : 0.0F;
@@ -248,13 +250,11 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
   const std::int64_t directions = options.bidirectional ? 2 : 1;
   const Shape expected = {options.num_layers * directions, x.size(1), hidden_size};
   auto state = [&](const Tensor& given, const char* what) {
-    if (!given.defined()) return zeros(expected, TensorOptions(x.dtype()).device(x.device()));
-    KINDLING_CHECK(given.dim() == (batched ? 3 : 2), "For ", batched ? "batched" : "unbatched", " ", batched ? 3 : 2,
-                   "-D input, hx", what, " should also be ", batched ? 3 : 2, "-D but got ", given.dim(), "-D tensor");
-    const Tensor s = batched ? given : given.unsqueeze(1);
-    KINDLING_CHECK(s.sizes().vec() == expected, "Expected hidden", what, " size (", expected[0], ", ", expected[1],
-                   ", ", expected[2], "), got ", list_text(given.sizes()));
-    return s;
+    if (given.defined())
+      KINDLING_CHECK(given.dim() == (batched ? 3 : 2), "For ", batched ? "batched" : "unbatched", " ", batched ? 3 : 2,
+                     "-D input, hx", what, " should also be ", batched ? 3 : 2, "-D but got ", given.dim(),
+                     "-D tensor");
+    return initial_state(given, batched || !given.defined() ? given : given.unsqueeze(1), expected, what, x);
   };
   const Tensor h_init = state(h0, mode == "LSTM" ? "[0]" : "");
   const Tensor c_init = mode == "LSTM" ? state(c0, "[1]") : Tensor();
@@ -298,11 +298,9 @@ std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RNNBase::run_packed(const
   const std::int64_t directions = options.bidirectional ? 2 : 1;
   const Shape expected = {options.num_layers * directions, padded.size(1), hidden_size};
   auto state = [&](const Tensor& given, const char* what) {
-    if (!given.defined()) return zeros(expected, TensorOptions(padded.dtype()).device(padded.device()));
-    KINDLING_CHECK(given.sizes().vec() == expected, "Expected hidden", what, " size (", expected[0], ", ", expected[1],
-                   ", ", expected[2], "), got ", list_text(given.sizes()));
+    const Tensor s = initial_state(given, given, expected, what, padded);
     // The caller's batch order to the packed (sorted) one.
-    return input.sorted_indices.defined() ? index_select(given, 1, input.sorted_indices) : given;
+    return given.defined() && input.sorted_indices.defined() ? index_select(s, 1, input.sorted_indices) : s;
   };
   const Tensor h_init = state(h0, mode == "LSTM" ? "[0]" : "");
   const Tensor c_init = mode == "LSTM" ? state(c0, "[1]") : Tensor();
@@ -424,8 +422,7 @@ RNNCell::RNNCell(std::int64_t in, std::int64_t hidden, bool bias, std::string nl
 Tensor RNNCell::forward_with_state(const Tensor& input, const Tensor& hx) {
   const CellInput in = cell_input(*this, "RNNCell", input, hx, {});
   const Tensor h = cell_step(nonlinearity == "relu" ? "RNN_RELU" : "RNN_TANH", affine(in.x, weight_ih, bias_ih), in.h,
-                             {}, weight_hh, bias_hh)
-                       .first;
+                             weight_hh, bias_hh);
   return in.batched ? h : h.squeeze(0);
 }
 
@@ -444,7 +441,7 @@ GRUCell::GRUCell(std::int64_t in, std::int64_t hidden, bool bias) : RNNCellBase(
 
 Tensor GRUCell::forward_with_state(const Tensor& input, const Tensor& hx) {
   const CellInput in = cell_input(*this, "GRUCell", input, hx, {});
-  const Tensor h = cell_step("GRU", affine(in.x, weight_ih, bias_ih), in.h, {}, weight_hh, bias_hh).first;
+  const Tensor h = cell_step("GRU", affine(in.x, weight_ih, bias_ih), in.h, weight_hh, bias_hh);
   return in.batched ? h : h.squeeze(0);
 }
 

@@ -162,9 +162,5 @@ inline Tensor operator!=(const Tensor& a, const Scalar& b) { return ne(a, b); } 
 
 namespace kindling {
 /// An IntArrayRef as LibTorch prints it: `[2, 3]`.
-inline std::ostream& operator<<(std::ostream& out, IntArrayRef sizes) {
-  out << '[';
-  for (std::size_t i = 0; i < sizes.size(); ++i) out << (i ? ", " : "") << sizes[i];
-  return out << ']';
-}
+inline std::ostream& operator<<(std::ostream& out, IntArrayRef sizes) { return out << to_string(sizes); }
 }  // namespace kindling
