@@ -1,7 +1,10 @@
-// Matrix products. Floating GEMM goes through Eigen's blocked, packed kernels
-// (multi-threaded with OpenMP, see eigen_gemm); operands that are row- or column-major with a
-// leading dimension are mapped in place, anything else is made contiguous first.
+// Matrix products. Floating GEMM goes through Eigen's blocked, packed kernels, single-threaded,
+// on a grid of output blocks that the engine's threads share (eigen_gemm); operands that are
+// row- or column-major with a leading dimension are mapped in place, anything else is made
+// contiguous first.
 
+// Eigen never starts threads of its own: the engine cuts each product for its threads.
+#define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
 #include <kindling/device_hooks.hpp>
@@ -39,30 +42,32 @@ Layout layout_of(const Tensor& m) {
   return {cont, true, std::max<std::int64_t>(c, 1)};
 }
 
-// For its lifetime, OpenMP regions started by this thread (Eigen's) use at most `threads`.
-class OmpLimit {
- public:
-  explicit OmpLimit(int threads) {
-#ifdef _OPENMP
-    if (!omp_in_parallel()) {
-      saved_ = omp_get_max_threads();
-      omp_set_num_threads(threads);
-    }
-#else
-    (void)threads;
-#endif
-  }
-  ~OmpLimit() {
-#ifdef _OPENMP
-    if (saved_ > 0) omp_set_num_threads(saved_);
-#endif
-  }
-  OmpLimit(const OmpLimit&) = delete;
-  OmpLimit& operator=(const OmpLimit&) = delete;
-
- private:
-  int saved_ = 0;
+// The grid a product of n x m outputs is cut into for `threads` threads: rows x cols blocks,
+// rows * cols = threads, each block a whole single-threaded Eigen product. Each block packs its
+// rows of `a` and its columns of `b`, so the grid that packs least is the one whose blocks are
+// closest to square: it minimises n / rows + m / cols (a 1 x 16 cut of a 1024^2 product packs
+// all of `a` sixteen times, a 4 x 4 cut four times). No block is cut below 16 rows or columns
+// unless the grid has one block that way.
+struct Grid {
+  std::int64_t rows, cols;
 };
+Grid product_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
+  Grid best{1, threads};
+  double best_cost = -1;
+  for (std::int64_t r = 1; r <= threads; ++r) {
+    if (threads % r != 0) continue;
+    const std::int64_t c = threads / r;
+    if ((r > 1 && n / r < 16) || (c > 1 && m / c < 16)) continue;
+    const double cost =
+        static_cast<double>(n) / static_cast<double>(r) + static_cast<double>(m) / static_cast<double>(c);
+    if (best_cost < 0 || cost < best_cost) {
+      best = {r, c};
+      best_cost = cost;
+    }
+  }
+  if (best_cost < 0) return m >= n ? Grid{1, threads} : Grid{threads, 1};  // only a 1-d cut fits
+  return best;
+}
 
 template <class T, class A, class B>
 void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
@@ -74,37 +79,37 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
     else
       cs.noalias() = alpha * (as * bs);
   };
-  // A mid-sized product (2^20 to 2^25 multiply-adds: a Linear layer's three, at batch 64)
-  // is cut into blocks of output columns (or rows), one whole single-threaded Eigen
-  // product per thread. Eigen's own threads share packed panels and wait on one another
-  // several times per product; on a VM whose second vCPU is sometimes slow that made a
-  // 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1 (docs/performance.md).
-  // Smaller and larger products keep Eigen's scheme (it starts fewer threads for little
-  // work, and packs each operand once: cutting a 512^3 product this way was 1.3x slower).
-  // The thread count follows the engine's one rule (a grain of kMatmulGrain multiply-adds per
-  // thread, and at most one thread per 32 output columns or rows); Eigen's own scheme is held to
-  // it through OpenMP's per-thread limit, which Eigen reads.
+  // A product is cut into a grid of output blocks, one whole single-threaded Eigen product per
+  // thread (product_grid), and the blocks run in one region of OpenMP's whole team, as every
+  // loop of the engine does (loop.hpp, KINDLING_OMP_FOR). Eigen's own threading is off
+  // (EIGEN_DONT_PARALLELIZE, above): its threads share packed panels and wait on one another,
+  // spinning, several times a product, and it starts a team of the size it picks. Measured
+  // (docs/performance.md, "One team for every region"): on a VM whose second vCPU is sometimes
+  // slow, Eigen's threads made a 784->256 Linear fwd+bwd 1.3x slower on 2 threads than on 1;
+  // with 16 threads on 2 cores they brought a 512^2 product to 2.8 GFLOP/s (cut: 122).
+  // The thread count follows the engine's one rule: a grain of kMatmulGrain multiply-adds per
+  // thread, and at most one thread per 32 output columns or rows.
   const std::int64_t k = a.cols();
   const int threads = detail::parallel_threads("matmul", n * m * k, std::max(n, m) / 32, detail::kMatmulGrain);
-  if (threads <= 1 || n * m * k < (std::int64_t{1} << 20) || n * m * k > (std::int64_t{1} << 25)) {
-    const OmpLimit limit(threads);
+  if (threads <= 1) {
     run(c, a, b);
     return;
   }
-  const std::int64_t pieces = threads;
-  const bool by_cols = m >= n;
-  detail::parallel_ranges(
-      by_cols ? m : n, pieces,
-      [&](std::int64_t lo, std::int64_t hi) {
-        if (by_cols) {
-          auto cs = c.middleCols(lo, hi - lo);
-          run(cs, a, b.middleCols(lo, hi - lo));
-        } else {
-          auto cs = c.middleRows(lo, hi - lo);
-          run(cs, a.middleRows(lo, hi - lo), b);
-        }
-      },
-      /*align=*/16);
+  const Grid grid = product_grid(n, m, threads);
+  // Cuts fall on multiples of 16 rows or columns (Eigen's kernels work in panels of 16 floats).
+  const auto cut = [](std::int64_t len, std::int64_t parts, std::int64_t p) {
+    return p == parts ? len : len * p / parts / 16 * 16;
+  };
+  detail::parallel_ranges(grid.rows * grid.cols, grid.rows * grid.cols, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t block = lo; block < hi; ++block) {
+      const std::int64_t br = block / grid.cols, bc = block % grid.cols;
+      const std::int64_t r0 = cut(n, grid.rows, br), r1 = cut(n, grid.rows, br + 1);
+      const std::int64_t c0 = cut(m, grid.cols, bc), c1 = cut(m, grid.cols, bc + 1);
+      if (r1 == r0 || c1 == c0) continue;
+      auto cs = c.block(r0, c0, r1 - r0, c1 - c0);
+      run(cs, a.middleRows(r0, r1 - r0), b.middleCols(c0, c1 - c0));
+    }
+  });
 }
 
 template <class T>

@@ -166,7 +166,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
   std::vector<Tensor> partial(static_cast<std::size_t>(pieces));
   for (auto& t : partial) t = acc.clone();
   char* const acc_base = static_cast<char*>(acc.data_ptr());
-  KINDLING_OMP_FOR_THREADS(threads)
+  KINDLING_OMP_FOR(threads, pieces)
   for (std::int64_t p = 0; p < pieces; ++p) {
     detail::StridedLoop<2> piece =
         detail::slice_loop(loop, 0, loop.shape[0] * p / pieces, loop.shape[0] * (p + 1) / pieces);
@@ -343,7 +343,7 @@ Tensor along_dim(const Tensor& x, std::int64_t dim, F f) {
       const T* in = static_cast<const T*>(moved.data_ptr());
       T* o = static_cast<T*>(out.data_ptr());
       const int threads = detail::parallel_threads("rowwise", rows * n, rows);
-      KINDLING_OMP_FOR_THREADS(threads)
+      KINDLING_OMP_FOR(threads, rows)
       for (std::int64_t r = 0; r < rows; ++r) f(in + r * n, o + r * n, n);
     }
   });

@@ -41,7 +41,7 @@ template <class T>
 void im2col(const T* x, T* cols, const ConvGeometry& g) {
   const std::int64_t L = g.L(), NL = g.N * L, rows = g.C * g.kh * g.kw;
   const int threads = kindling::detail::parallel_threads("conv2d.im2col", rows * NL, rows);
-  KINDLING_OMP_FOR_THREADS(threads)
+  KINDLING_OMP_FOR(threads, rows)
   for (std::int64_t r = 0; r < rows; ++r) {
     const std::int64_t c = r / (g.kh * g.kw), ki = r / g.kw % g.kh, kj = r % g.kw;
     const auto [lo, hi] = valid_columns(g, kj);
@@ -73,7 +73,7 @@ template <class T>
 void col2im(const T* cols, T* dx, const ConvGeometry& g) {
   const std::int64_t L = g.L(), NL = g.N * L;
   const int threads = kindling::detail::parallel_threads("conv2d.col2im", g.C * g.kh * g.kw * NL, g.N * g.C);
-  KINDLING_OMP_FOR_THREADS(threads)
+  KINDLING_OMP_FOR(threads, g.N * g.C)
   for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {  // one image plane per iteration: no races
     const std::int64_t n = nc / g.C, c = nc % g.C;
     T* plane = dx + nc * g.H * g.W;

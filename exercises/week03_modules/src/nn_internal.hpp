@@ -7,7 +7,7 @@
 
 #include <kindling/tensor.hpp>
 
-#include "loop.hpp"  // KINDLING_OMP_FOR_IF: `omp parallel for if (cond)`, nothing without OpenMP
+#include "loop.hpp"  // KINDLING_OMP_FOR, parallel_threads
 
 namespace kindling::nn::detail {
 

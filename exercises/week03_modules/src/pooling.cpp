@@ -111,7 +111,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
     const T* x = p.x.data_ptr<T>();
     T* y = out.data_ptr<T>();
     const int threads = kindling::detail::parallel_threads("avg_pool2d", p.P * p.H * p.W, p.P);
-    KINDLING_OMP_FOR_THREADS(threads)
+    KINDLING_OMP_FOR(threads, p.P)
     for (std::int64_t plane = 0; plane < p.P; ++plane)
       for (std::int64_t i = 0; i < OH; ++i)
         for (std::int64_t j = 0; j < OW; ++j) {
@@ -137,7 +137,7 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
           const T* gy = g.data_ptr<T>();
           T* dx = gx.data_ptr<T>();
           const int threads = kindling::detail::parallel_threads("avg_pool2d.backward", P * H * W, P);
-          KINDLING_OMP_FOR_THREADS(threads)
+          KINDLING_OMP_FOR(threads, P)
           for (std::int64_t plane = 0; plane < P; ++plane)
             for (std::int64_t i = 0; i < OH2; ++i)
               for (std::int64_t j = 0; j < OW2; ++j) {
@@ -271,7 +271,7 @@ void max_pool_kernel(const T* x, T* y, std::int64_t* ix, const PoolGeometry g) {
   const bool two_by_two = g.kh == 2 && g.kw == 2 && g.sh == 2 && g.sw == 2 && g.ph == 0 && g.pw == 0 && g.dh == 1 &&
                           g.dw == 1 && 2 * g.OH <= g.H && 2 * g.OW <= g.W;  // ceil_mode can add a partial window
   const int threads = kindling::detail::parallel_threads("max_pool2d", P * HW, P);
-  KINDLING_OMP_FOR_THREADS(threads)
+  KINDLING_OMP_FOR(threads, P)
   for (std::int64_t plane = 0; plane < P; ++plane) {
     if (two_by_two)
       max_pool_plane_2x2(x + plane * HW, y + plane * OHW, ix + plane * OHW, g.W, g.OH, g.OW);
@@ -357,7 +357,7 @@ Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> s
           const T* gy = g.data_ptr<T>();
           T* dx = gx.data_ptr<T>();
           const int threads = kindling::detail::parallel_threads("max_pool2d.backward", P * OHW, P);
-          KINDLING_OMP_FOR_THREADS(threads)  // planes are independent
+          KINDLING_OMP_FOR(threads, P)  // planes are independent
           for (std::int64_t plane = 0; plane < P; ++plane)
             for (std::int64_t o = 0; o < OHW; ++o) dx[plane * HW + ix[plane * OHW + o]] += gy[plane * OHW + o];
         });

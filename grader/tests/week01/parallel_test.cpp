@@ -3,7 +3,10 @@
 // loop. (Timings live in the benchmarks, never here.)
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -151,7 +154,7 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
                bv[static_cast<std::size_t>(p * c.m + j)];
         want[static_cast<std::size_t>(i * c.m + j)] = s;
       }
-    for (int threads : {1, 3}) {
+    for (int threads : {1, 3, 8}) {  // 8: a grid of 1 x 8, 8 x 1 and 2 x 2 blocks
       set_num_threads(threads);
       const Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();  // column-major operands
       const std::vector<std::pair<std::string, Tensor>> results = {
@@ -262,6 +265,42 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(conv, "conv2d.im2col", 25 * 8 * 24 * 24), 3);
   const auto pool = uses_of(16, [&] { (void)nn::functional::max_pool2d(ones({64, 6, 24, 24}), 2); });
   EXPECT_EQ(threads_of(pool, "max_pool2d", 64 * 6 * 24 * 24), 6);
+}
+
+namespace {
+// The operating system's ids of this process's threads.
+std::set<std::string> os_threads() {
+  std::set<std::string> ids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    ids.insert(entry.path().filename().string());
+  return ids;
+}
+}  // namespace
+
+// Every parallel region starts OpenMP's whole team, whatever number of threads its loop uses
+// (loop.hpp, KINDLING_OMP_FOR): libgomp ends the threads a smaller team leaves idle and creates
+// new ones for the next larger team, which made each step of a small model create threads.
+TEST(EngineParallel, RegionsOfDifferentSizesKeepOpenMPsThreads) {
+#if !KINDLING_ENGINE_HAS_OPENMP
+  GTEST_SKIP() << "the engine was built without OpenMP (the tsan preset): every loop runs on one thread";
+#endif
+  if (!std::filesystem::exists("/proc/self/task")) GTEST_SKIP() << "no /proc/self/task to list threads";
+  ThreadCount restore;
+  set_num_threads(16);
+  const Tensor big = ones({1 << 20}), mid = ones({1 << 16}), wide = ones({4, 1 << 16});
+  const Tensor a = ones({64, 784}), b = ones({784, 256}), w = ones({256, 10});
+  (void)(big + 1);  // 16 threads: the whole team exists from here on
+  const std::set<std::string> before = os_threads();
+  for (int i = 0; i < 3; ++i) {
+    (void)(mid + 1);               // 2 threads
+    (void)softmax(wide, 1);        // 4
+    (void)mm(a, b);                // 8
+    (void)mm(ones({64, 256}), w);  // 2
+    (void)ones({1 << 20}).sum();   // 4
+    (void)(big + 1);               // 16
+  }
+  EXPECT_EQ(os_threads(), before) << "a region with fewer threads ended some of OpenMP's threads, and a larger "
+                                     "one started new ones";
 }
 
 TEST(EngineParallel, TheCounterIsOffUnlessAsked) {

@@ -20,13 +20,18 @@
 // OpenMP's pragmas only where the build has OpenMP (the TSan preset builds without it: libgomp
 // is not instrumented).
 #define KINDLING_LOOP_PRAGMA(text) _Pragma(#text)
-// `#pragma omp parallel for` on `threads` threads (a variable that parallel_threads set), none
-// when it is 1 or the build has no OpenMP.
+// `#pragma omp parallel for` over a loop of `n` iterations that gives `threads` threads (a variable
+// that parallel_threads set) one contiguous block each; none when it is 1 or the build has no
+// OpenMP. Every region starts OpenMP's whole team and the threads past `threads` get no block
+// (as PyTorch's at::parallel_for does): libgomp ends the pool's threads that a smaller team leaves
+// idle and creates them again for the next larger one, so regions of 16, 2 and 6 threads in turn
+// cost a thread creation each (measured: docs/performance.md, "One team for every region").
 #ifdef _OPENMP
-#define KINDLING_OMP_FOR_THREADS(threads) \
-  KINDLING_LOOP_PRAGMA(omp parallel for num_threads(threads) if (threads > 1) schedule(static))
+#define KINDLING_OMP_FOR(threads, n)                     \
+  KINDLING_LOOP_PRAGMA(omp parallel for if (threads > 1) \
+                       schedule(static, ::kindling::detail::block_of(n, threads)))
 #else
-#define KINDLING_OMP_FOR_THREADS(threads)
+#define KINDLING_OMP_FOR(threads, n)
 #endif
 
 namespace kindling::detail {
@@ -237,10 +242,16 @@ int parallel_threads(const char* op, std::int64_t work,
                      std::int64_t max_pieces = std::numeric_limits<std::int64_t>::max(),
                      std::int64_t grain = kParallelGrain);
 
+/// KINDLING_OMP_FOR's block: `n` iterations cut into `threads` blocks (at least 1 iteration).
+inline std::int64_t block_of(std::int64_t n, std::int64_t threads) {
+  return threads <= 1 || n <= threads ? 1 : (n + threads - 1) / threads;
+}
+
 /// Runs `fn(lo, hi)` on `pieces` contiguous ranges that together cover [0, len), one
 /// range per thread (`fn(0, len)` on this thread when pieces <= 1). Every cut but the
 /// last falls on a multiple of `align`: 16 floats keep two threads off one cache line.
-/// The caller picks `pieces` so that no range comes out empty.
+/// The caller picks `pieces` so that no range comes out empty. Like KINDLING_OMP_FOR, the
+/// region starts OpenMP's whole team; thread p runs piece p and the rest wait at its end.
 template <class F>
 void parallel_ranges(std::int64_t len, std::int64_t pieces, F&& fn, std::int64_t align = 1) {
   if (pieces <= 1) {
@@ -249,7 +260,7 @@ void parallel_ranges(std::int64_t len, std::int64_t pieces, F&& fn, std::int64_t
   }
   const auto cut = [&](std::int64_t p) { return p == pieces ? len : len * p / pieces / align * align; };
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(static_cast <int>(pieces)) schedule(static, 1)
+#pragma omp parallel for schedule(static, 1)
 #endif
   for (std::int64_t p = 0; p < pieces; ++p) fn(cut(p), cut(p + 1));
 }

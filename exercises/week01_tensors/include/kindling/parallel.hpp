@@ -12,8 +12,16 @@
 /// product counts multiply-adds, with a grain of 65536. (PyTorch rounds work / grain up;
 /// the kit rounds down, so that no thread gets a fraction of a grain.)
 ///
+/// Every loop that runs on more than one thread starts OpenMP's whole team (get_num_threads()
+/// threads) and leaves the threads it does not need idle, as PyTorch's at::parallel_for does:
+/// libgomp ends the threads that a smaller team leaves out and creates new ones for the next
+/// larger team.
+///
 /// Results do not depend on the thread count: each output element is computed by one thread
-/// in the same order, and a full reduction is cut into pieces fixed by the size alone.
+/// in the same order, and a full reduction is cut into pieces fixed by the size alone. The one
+/// exception is a matrix product's last bits: each thread computes a block of the output with
+/// Eigen, whose blocking (and so its order of additions) follows the block's shape, as a BLAS
+/// library's does for PyTorch.
 
 #include <cstdint>
 #include <string>

@@ -50,7 +50,7 @@ std::tuple<Tensor, Tensor> max_min_dim(const Tensor& x, std::int64_t dim, bool k
     T* vals = values.data_ptr<T>();
     std::int64_t* idx = indices.data_ptr<std::int64_t>();
     const int threads = detail::parallel_threads("max_dim", rows * n, rows);
-    KINDLING_OMP_FOR_THREADS(threads)
+    KINDLING_OMP_FOR(threads, rows)
     for (std::int64_t r = 0; r < rows; ++r) {
       const T* row = in + r * n;
       std::int64_t best = 0;
