@@ -123,6 +123,17 @@ TEST(EngineParallel, ElementwiseOpsAgreeWithAPlainLoop) {
     for (std::size_t j = 0; j < 1029; j += 89) ASSERT_EQ(t[i * 1029 + j], xs[j * 1029 + i]);
 }
 
+// A product cut along k adds its slices in an order fixed by the shape: the same bits for any
+// thread count (a product cut into output blocks may differ in its last bits, parallel.hpp).
+TEST(EngineParallel, ProductsCutAlongKAreTheSameForAnyThreadCount) {
+  Generator g(8);
+  const Tensor a = randn({24, 6000}, TensorOptions(), &g), b = randn({6000, 40}, TensorOptions(), &g);
+  const Tensor bias = randn({24, 40}, TensorOptions(), &g);
+  expect_same_for_any_thread_count([&] {
+    return std::vector<Tensor>{mm(a, b), mm(a.t().contiguous().t(), b), addmm(bias, a, b, 1, 0.5)};
+  });
+}
+
 TEST(EngineParallel, NaNStillWinsInAParallelMax) {
   ThreadCount restore;
   set_num_threads(4);
@@ -141,7 +152,9 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
   struct Case {
     std::int64_t n, k, m;
   };
-  for (const Case c : {Case{64, 784, 256}, Case{300, 120, 40}, Case{97, 333, 131}}) {
+  // The last two are cut along k (a long inner dimension, few outputs): 5 and 9 slices.
+  for (const Case c :
+       {Case{64, 784, 256}, Case{300, 120, 40}, Case{97, 333, 131}, Case{32, 4500, 144}, Case{9, 9000, 16}}) {
     const Tensor a = randn({c.n, c.k}, TensorOptions(), &g), b = randn({c.k, c.m}, TensorOptions(), &g);
     const Tensor bias = randn({c.n, c.m}, TensorOptions(), &g);
     const auto av = a.to_vector<float>(), bv = b.to_vector<float>(), biasv = bias.to_vector<float>();
@@ -259,6 +272,12 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   const Tensor a = ones({64, 784}), b = ones({784, 256});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(a, b); }), "matmul", 64 * 784 * 256), 8);
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({16, 16}), ones({16, 16})); }), "matmul", 4096), 1);
+  // A convolution's weight gradient at batch 64, 32 x 144 outputs over k = 12,544: cut along k into
+  // 13 slices of at most 1024 (the output alone would give 4 pieces); 16 x 9 over 50,176: 49.
+  const Tensor g2 = ones({32, 12544}), cols2 = ones({12544, 144});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g2, cols2); }), "matmul", 32 * 12544 * 144), 13);
+  const Tensor g1 = ones({16, 50176}), cols1 = ones({50176, 9});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g1, cols1); }), "matmul", 16 * 50176 * 9), 16);
   // Convolution and pooling: a batch of 8 MNIST images through a 5x5 convolution is small.
   const Tensor img = ones({8, 1, 28, 28}), w = ones({6, 1, 5, 5});
   const auto conv = uses_of(16, [&] { (void)nn::functional::conv2d(img, w); });

@@ -1,11 +1,13 @@
 // Matrix products. Floating GEMM goes through Eigen's blocked, packed kernels, single-threaded,
-// on a grid of output blocks that the engine's threads share (eigen_gemm); operands that are
-// row- or column-major with a leading dimension are mapped in place, anything else is made
-// contiguous first.
+// on a grid of output blocks that the engine's threads share (eigen_gemm), or on slices of a long
+// inner dimension (split_k_gemm); operands that are row- or column-major with a leading dimension
+// are mapped in place, anything else is made contiguous first.
 
 // Eigen never starts threads of its own: the engine cuts each product for its threads.
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
+
+#include <vector>
 
 #include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
@@ -69,6 +71,40 @@ Grid product_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
   return best;
 }
 
+// A product whose output is small and whose inner dimension is long (a convolution's weight
+// gradient: 32 x 144 outputs over 64 images' 12,544 positions) gives a grid of output blocks few
+// pieces (at most one per 32 rows or columns: 4 for that one). Such a product is cut along k
+// instead: at most kSplitKPieces slices of about kSplitKLength, each product of a slice into its
+// own buffer, one slice per thread, and the buffers added in slice order. The slices follow the
+// shape alone, so the bits are the same for any thread count, one included.
+constexpr std::int64_t kSplitKMin = 4096, kSplitKLength = 1024, kSplitKPieces = 64;
+
+template <class T, class A, class B>
+void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha, bool accumulate) {
+  using Partial = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const std::int64_t k = a.cols();
+  const std::int64_t pieces = std::min(kSplitKPieces, (k + kSplitKLength - 1) / kSplitKLength);
+  const std::int64_t length = (k + pieces - 1) / pieces;
+  std::vector<Partial> partial(static_cast<std::size_t>(pieces));
+  const int threads = detail::parallel_threads("matmul", n * m * k, pieces, detail::kMatmulGrain);
+  detail::parallel_ranges(pieces, threads, [&](std::int64_t lo, std::int64_t hi) {
+    for (std::int64_t p = lo; p < hi; ++p) {
+      const std::int64_t k0 = p * length, len = std::min(length, k - k0);
+      Partial& part = partial[static_cast<std::size_t>(p)];
+      part.resize(n, m);
+      if (len <= 0)
+        part.setZero();
+      else
+        part.noalias() = a.middleCols(k0, len) * b.middleRows(k0, len);
+    }
+  });
+  for (std::size_t p = 1; p < partial.size(); ++p) partial[0] += partial[p];
+  if (accumulate)
+    c += alpha * partial[0];
+  else
+    c = alpha * partial[0];
+}
+
 template <class T, class A, class B>
 void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
                 bool accumulate) {
@@ -90,6 +126,10 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // The thread count follows the engine's one rule: a grain of kMatmulGrain multiply-adds per
   // thread, and at most one thread per 32 output columns or rows.
   const std::int64_t k = a.cols();
+  if (k >= kSplitKMin && k >= 8 * std::max(n, m)) {
+    split_k_gemm(c, a, b, n, m, alpha, accumulate);
+    return;
+  }
   const int threads = detail::parallel_threads("matmul", n * m * k, std::max(n, m) / 32, detail::kMatmulGrain);
   if (threads <= 1) {
     run(c, a, b);
