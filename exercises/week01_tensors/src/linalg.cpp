@@ -76,8 +76,9 @@ Grid product_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
 // pieces (at most one per 32 rows or columns: 4 for that one). Such a product is cut along k
 // instead: at most kSplitKPieces slices of about kSplitKLength, each product of a slice into its
 // own buffer, one slice per thread, and the buffers added in slice order. The slices follow the
-// shape alone, so the bits are the same for any thread count, one included.
-constexpr std::int64_t kSplitKMin = 4096, kSplitKLength = 1024, kSplitKPieces = 64;
+// shape alone, so the bits are the same for any thread count, one included. Only for outputs of
+// at most 2^16 elements: the buffers then hold at most 64 x 2^16 of them.
+constexpr std::int64_t kSplitKMin = 4096, kSplitKLength = 1024, kSplitKPieces = 64, kSplitKMaxOutputs = 1 << 16;
 
 template <class T, class A, class B>
 void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha, bool accumulate) {
@@ -85,13 +86,12 @@ void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int
   const std::int64_t k = a.cols();
   const std::int64_t pieces = std::min(kSplitKPieces, (k + kSplitKLength - 1) / kSplitKLength);
   const std::int64_t length = (k + pieces - 1) / pieces;
-  std::vector<Partial> partial(static_cast<std::size_t>(pieces));
+  std::vector<Partial> partial(static_cast<std::size_t>(pieces), Partial(n, m));  // allocated before the region
   const int threads = detail::parallel_threads("matmul", n * m * k, pieces, detail::kMatmulGrain);
   detail::parallel_ranges(pieces, threads, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t p = lo; p < hi; ++p) {
       const std::int64_t k0 = p * length, len = std::min(length, k - k0);
       Partial& part = partial[static_cast<std::size_t>(p)];
-      part.resize(n, m);
       if (len <= 0)
         part.setZero();
       else
@@ -126,7 +126,7 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // The thread count follows the engine's one rule: a grain of kMatmulGrain multiply-adds per
   // thread, and at most one thread per 32 output columns or rows.
   const std::int64_t k = a.cols();
-  if (k >= kSplitKMin && k >= 8 * std::max(n, m)) {
+  if (k >= kSplitKMin && k >= 8 * std::max(n, m) && n * m <= kSplitKMaxOutputs) {
     split_k_gemm(c, a, b, n, m, alpha, accumulate);
     return;
   }

@@ -278,6 +278,9 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g2, cols2); }), "matmul", 32 * 12544 * 144), 13);
   const Tensor g1 = ones({16, 50176}), cols1 = ones({50176, 9});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g1, cols1); }), "matmul", 16 * 50176 * 9), 16);
+  // More than 2^16 outputs (260 x 260) keep the grid of output blocks, whatever k: 260 / 32 = 8.
+  const Tensor wide_a = ones({260, 4096}), wide_b = ones({4096, 260});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(wide_a, wide_b); }), "matmul", 260 * 4096 * 260), 8);
   // Convolution and pooling: a batch of 8 MNIST images through a 5x5 convolution is small.
   const Tensor img = ones({8, 1, 28, 28}), w = ones({6, 1, 5, 5});
   const auto conv = uses_of(16, [&] { (void)nn::functional::conv2d(img, w); });
