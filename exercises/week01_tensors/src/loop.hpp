@@ -20,12 +20,12 @@
 // OpenMP's pragmas only where the build has OpenMP (the TSan preset builds without it: libgomp
 // is not instrumented).
 #define KINDLING_LOOP_PRAGMA(text) _Pragma(#text)
-// `#pragma omp parallel for` over a loop of `n` iterations that gives `threads` threads (a variable
-// that parallel_threads set) one contiguous block each; none when it is 1 or the build has no
-// OpenMP. Every region starts OpenMP's whole team and the threads past `threads` get no block
-// (as PyTorch's at::parallel_for does): libgomp ends the pool's threads that a smaller team leaves
-// idle and creates them again for the next larger one, so regions of 16, 2 and 6 threads in turn
-// cost a thread creation each (measured: docs/performance.md, "One team for every region").
+// `#pragma omp parallel for` over a loop of `n` iterations that gives at most `threads` threads (a
+// variable that parallel_threads set) one contiguous block each, of ceil(n / threads) iterations;
+// none when it is 1 or the build has no OpenMP. Every region starts OpenMP's whole team and the threads past `threads`
+// get no block (as PyTorch's at::parallel_for does): libgomp ends the pool's threads that a smaller team leaves idle
+// and creates them again for the next larger one, so regions of 16, 2 and 6 threads in turn cost a thread creation each
+// (measured: docs/performance.md, "One team for every region").
 #ifdef _OPENMP
 #define KINDLING_OMP_FOR(threads, n)                     \
   KINDLING_LOOP_PRAGMA(omp parallel for if (threads > 1) \

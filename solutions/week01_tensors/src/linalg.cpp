@@ -77,16 +77,21 @@ Grid product_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
 // instead: at most kSplitKPieces slices of about kSplitKLength, each product of a slice into its
 // own buffer, one slice per thread, and the buffers added in slice order. The slices follow the
 // shape alone, so the bits are the same for any thread count, one included. Only for outputs of
-// at most 2^16 elements: the buffers then hold at most 64 x 2^16 of them.
+// at most 2^16 elements (the buffers then hold at most 64 x 2^16 of them), and only where the cut
+// gives more pieces than the grid would.
 constexpr std::int64_t kSplitKMin = 4096, kSplitKLength = 1024, kSplitKPieces = 64, kSplitKMaxOutputs = 1 << 16;
+
+std::int64_t split_k_pieces(std::int64_t k) { return std::min(kSplitKPieces, (k + kSplitKLength - 1) / kSplitKLength); }
 
 template <class T, class A, class B>
 void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha, bool accumulate) {
   using Partial = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   const std::int64_t k = a.cols();
-  const std::int64_t pieces = std::min(kSplitKPieces, (k + kSplitKLength - 1) / kSplitKLength);
+  const std::int64_t pieces = split_k_pieces(k);
   const std::int64_t length = (k + pieces - 1) / pieces;
-  std::vector<Partial> partial(static_cast<std::size_t>(pieces), Partial(n, m));  // allocated before the region
+  std::vector<Partial> partial;  // allocated before the region: an exception inside it would terminate
+  partial.reserve(static_cast<std::size_t>(pieces));
+  for (std::int64_t p = 0; p < pieces; ++p) partial.emplace_back(n, m);
   const int threads = detail::parallel_threads("matmul", n * m * k, pieces, detail::kMatmulGrain);
   detail::parallel_ranges(pieces, threads, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t p = lo; p < hi; ++p) {
@@ -126,7 +131,9 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // The thread count follows the engine's one rule: a grain of kMatmulGrain multiply-adds per
   // thread, and at most one thread per 32 output columns or rows.
   const std::int64_t k = a.cols();
-  if (k >= kSplitKMin && k >= 8 * std::max(n, m) && n * m <= kSplitKMaxOutputs) {
+  // The k cut when it gives more pieces than the grid could (and enough work for two threads).
+  if (k >= kSplitKMin && k >= 8 * std::max(n, m) && n * m <= kSplitKMaxOutputs &&
+      split_k_pieces(k) > std::max(n, m) / 32 && n * m * k >= 2 * detail::kMatmulGrain) {
     split_k_gemm(c, a, b, n, m, alpha, accumulate);
     return;
   }
