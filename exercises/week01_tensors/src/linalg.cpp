@@ -7,6 +7,7 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
+#include <limits>
 #include <vector>
 
 #include <kindling/device_hooks.hpp>
@@ -54,20 +55,21 @@ struct Grid {
   std::int64_t rows, cols;
 };
 Grid product_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
+  // The 1-d cut of the longer side is always among the candidates: the rule gives at most
+  // max(n, m) / 32 threads. Of equal costs, the fewest rows win.
   Grid best{1, threads};
-  double best_cost = -1;
+  double best_cost = std::numeric_limits<double>::infinity();
   for (std::int64_t r = 1; r <= threads; ++r) {
     if (threads % r != 0) continue;
     const std::int64_t c = threads / r;
     if ((r > 1 && n / r < 16) || (c > 1 && m / c < 16)) continue;
     const double cost =
         static_cast<double>(n) / static_cast<double>(r) + static_cast<double>(m) / static_cast<double>(c);
-    if (best_cost < 0 || cost < best_cost) {
+    if (cost < best_cost) {
       best = {r, c};
       best_cost = cost;
     }
   }
-  if (best_cost < 0) return m >= n ? Grid{1, threads} : Grid{threads, 1};  // only a 1-d cut fits
   return best;
 }
 
@@ -95,12 +97,9 @@ void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int
   const int threads = detail::parallel_threads("matmul", n * m * k, pieces, detail::kMatmulGrain);
   detail::parallel_ranges(pieces, threads, [&](std::int64_t lo, std::int64_t hi) {
     for (std::int64_t p = lo; p < hi; ++p) {
+      // Never empty: (pieces - 1) * length < k, as (pieces - 1)^2 < kSplitKMin.
       const std::int64_t k0 = p * length, len = std::min(length, k - k0);
-      Partial& part = partial[static_cast<std::size_t>(p)];
-      if (len <= 0)
-        part.setZero();
-      else
-        part.noalias() = a.middleCols(k0, len) * b.middleRows(k0, len);
+      partial[static_cast<std::size_t>(p)].noalias() = a.middleCols(k0, len) * b.middleRows(k0, len);
     }
   });
   for (std::size_t p = 1; p < partial.size(); ++p) partial[0] += partial[p];
@@ -152,7 +151,6 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
       const std::int64_t br = block / grid.cols, bc = block % grid.cols;
       const std::int64_t r0 = cut(n, grid.rows, br), r1 = cut(n, grid.rows, br + 1);
       const std::int64_t c0 = cut(m, grid.cols, bc), c1 = cut(m, grid.cols, bc + 1);
-      if (r1 == r0 || c1 == c0) continue;
       auto cs = c.block(r0, c0, r1 - r0, c1 - c0);
       run(cs, a.middleRows(r0, r1 - r0), b.middleCols(c0, c1 - c0));
     }
