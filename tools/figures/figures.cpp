@@ -4,7 +4,8 @@
 // tools/draw-figures writes them into lectures/figures/ (and renders the .dot files with Graphviz
 // where it is installed); the test kit.figures draws them again into a temporary folder and fails
 // when one differs from the file committed, so a figure cannot drift from what the engine draws now.
-// `kindling-figures --record-loader DATA` measures week 4's two loader runs again, and
+// `kindling-figures --record-loader DATA` measures week 4's two loader runs again, `--record-feed DATA`
+// week 4's whole pipeline from disk to the device for num_workers 0 to 8, and
 // `kindling-figures --record-ring DATA` week 7's ring all-reduce on 2 and 4 ranks, `--record-allreduce DATA`
 // the ring against Gloo's all-reduce, `--record-ddp DATA` DDP's step and its overlap with backward.
 
@@ -26,6 +27,7 @@
 #include <kindling/train_loop.hpp>
 
 #include "dist_figures.hpp"
+#include "feed_figures.hpp"
 #include "gpu_figures.hpp"
 
 using namespace kindling;
@@ -156,6 +158,10 @@ int main(int argc, char** argv) {
     record_loader(data / "week04-loader-2.csv", 2);
     return 0;
   }
+  if (argc == 3 && std::string(argv[1]) == "--record-feed") {  // week 4's pipeline, disk to device
+    figures::record_feed(argv[2]);
+    return 0;
+  }
   if (argc == 3 && std::string(argv[1]) == "--record-ring") {  // week 7's ring, on 2 and 4 ranks
     figures::record_ring(argv[2], "/proc/self/exe");
     return 0;
@@ -250,6 +256,25 @@ int main(int argc, char** argv) {
         korean(draw::timeline_svg("num_workers 2, prefetch_factor 2: 워커가 미리 읽고, 루프는 순서대로 학습한다",
                                   read_bars(data / "week04-loader-2.csv"), "ms"),
                lanes));
+
+  // Week 4: the whole pipeline, disk to a stand-in GPU, measured once (kindling-figures --record-feed DATA).
+  write(dir, "week04-feed.svg",
+        figures::feed_svg(
+            data / "week04-feed.csv",
+            {{"title", "One epoch from disk to a stand-in GPU, 2 cores: time per batch against num_workers"},
+             {"x", "num_workers"},
+             {"y", "ms per batch"},
+             {"measured", "measured"},
+             {"model", "feed_timeline()"},
+             {"step", "step"}}));
+  write(dir, "week04-feed-ko.svg",
+        figures::feed_svg(data / "week04-feed.csv",
+                          {{"title", "디스크에서 GPU 대역까지 한 에폭, 코어 2개: num_workers에 따른 배치당 시간"},
+                           {"x", "num_workers"},
+                           {"y", "배치당 ms"},
+                           {"measured", "측정"},
+                           {"model", "feed_timeline()"},
+                           {"step", "스텝"}}));
 
   // Week 5: the example program's two runs on the kit's subset, measured and committed as CSV.
   write(dir, "week05-mlp-curves.svg",

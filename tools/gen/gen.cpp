@@ -284,6 +284,7 @@ std::string lecture_program(const std::string& markdown, const std::string& md_p
     << "#if __has_include(<kindling/data.hpp>)\n#include <kindling/data.hpp>\n#endif\n"
     << "#if __has_include(<kindling/training.hpp>)\n#include <kindling/training.hpp>\n#endif\n"
     << "#if __has_include(<kindling/quantize.hpp>)\n#include <kindling/quantize.hpp>\n#endif\n"
+    << "#if __has_include(<kindling/feed.hpp>)\n#include <kindling/feed.hpp>\n#endif\n"
     << "#if __has_include(<kindling/cuda.hpp>)\n#include <kindling/cuda.hpp>\n#endif\n"
     // Week 7's headers are found only by the programs that link kindling_distributed.
     << "#if __has_include(<kindling/distributed.hpp>)\n#include <cstdlib>\n#include <filesystem>\n"
