@@ -117,6 +117,18 @@ class Report:
             self.row(label, f"Kindling {k * 1e3:.0f} ms, PyTorch {p * 1e3:.0f} ms = {k / p:.2f}x PyTorch's time",
                      "<= 1.5x PyTorch", k / p <= 1.5)
 
+    def feed(self):
+        """Week 4's pipeline with the GPU in it: L and S alone, the rule ceil(L / S), and the epoch per
+        num_workers (no target: the lecture compares the curve with the rule and with the cores)."""
+        load = self.bench["BM_FeedLoad"]["ms_per_batch"]
+        step = self.bench["BM_FeedStep"]["ms_per_batch"]
+        rule = -(-load // step) if step > 0 else float("nan")
+        self.row("feed: a batch of 32 images from disk, alone (L) / the GPU step alone (S)",
+                 f"L {load:.2f} ms, S {step:.2f} ms: workers_to_feed(L, S) = {rule:.0f}")
+        for n in (0, 1, 2, 4, 8, 12):
+            b = self.bench[f"BM_FeedPipeline/{n}"]
+            self.row(f"feed: epoch, disk to the GPU step, num_workers {n}", f"{b['ms_per_batch']:.2f} ms a batch")
+
 
 def main():
     kindling, torch = load(sys.argv[1]), load(sys.argv[2])
@@ -128,7 +140,7 @@ def main():
     for name, why in sorted(report.failed.items()):
         report.row(f"{name}: not measured", why)
     for fill in [report.gemm, report.torch_gemm, report.copy, report.bandwidth, report.host_to_device,
-                 report.tensor_to_cuda, report.allocation, report.epochs]:
+                 report.tensor_to_cuda, report.allocation, report.epochs, report.feed]:
         report.section(fill)
     width = max(len(r["figure"]) for r in report.rows)
     for r in report.rows:

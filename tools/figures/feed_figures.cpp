@@ -1,12 +1,13 @@
 // Week 4's feed measurement: one epoch of a dataset of compressed images on disk, for num_workers
-// 0 to 8 and two loop step times, each batch read and decoded by the loader's workers and collated
-// into pinned memory, then handed to a stand-in for the GPU.
+// 0 to 8 and two loop step times, each batch read, decoded and collated by the loader's workers,
+// then pinned by the loop (where the loader's pin_memory pins too) and handed to a stand-in for
+// the GPU.
 //
 // The stand-in: for each batch the loop waits step_ms. From the host's side the copy to a GPU and
 // the step on it are exactly that when the batch is pinned and copied with non_blocking: a wait
 // while the DMA engine and the device work and the CPU is free. The kit's simulated device cannot
 // stand in here: it computes on the same cores as the workers, and its copies check and mark
-// every byte (about 1.4 ms per MiB of CPU time, measured by this program with the copy in the
+// every byte (about 1.5 ms per MiB of CPU time, measured by this program with the copy in the
 // loop), where a GPU's DMA engine takes no CPU at all. Every configuration runs five times, in
 // rounds over all of them, after a warm-up; the page cache of every file is dropped
 // (posix_fadvise DONTNEED) before each run, so the workers read the disk. feed_timeline()
@@ -15,19 +16,15 @@
 
 #include "feed_figures.hpp"
 
-#include <fcntl.h>
-#include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <mutex>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <thread>
@@ -38,110 +35,49 @@
 #include <kindling/feed.hpp>
 #include <kindling/kindling.hpp>
 
+#include "../../grader/bench/image_files.hpp"
 #include "svg.hpp"
 
 namespace kindling::figures {
 namespace {
 using Clock = std::chrono::steady_clock;
-constexpr std::int64_t kSide = 96, kBytes = 3 * kSide * kSide, kItems = 1536, kBatch = 32;
-constexpr std::int64_t kBatches = kItems / kBatch;
+using bench::ImageFiles;
+constexpr std::int64_t kItems = bench::kImageItems, kBatch = bench::kImageBatch, kBatches = kItems / kBatch;
 const std::vector<std::int64_t> kWorkers = {0, 1, 2, 3, 4, 6, 8};
 
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
-double thread_cpu_ms() {
-  timespec t{};
-  ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
-}
-
-// An image-like item: smooth ramps with a little noise, compressed with zlib (about 3:1).
-std::vector<unsigned char> compressed_item(std::int64_t i) {
-  std::mt19937 gen(static_cast<unsigned>(i));
-  std::uniform_int_distribution<int> noise(0, 23);
-  std::vector<unsigned char> raw(static_cast<std::size_t>(kBytes));
-  for (std::int64_t c = 0; c < 3; ++c)
-    for (std::int64_t y = 0; y < kSide; ++y)
-      for (std::int64_t x = 0; x < kSide; ++x)
-        raw[static_cast<std::size_t>((c * kSide + y) * kSide + x)] =
-            static_cast<unsigned char>((x * (c + 1) + y * 2 + i * 7 + noise(gen)) & 255);
-  uLongf size = compressBound(static_cast<uLong>(raw.size()));
-  std::vector<unsigned char> out(size);
-  if (compress2(out.data(), &size, raw.data(), static_cast<uLong>(raw.size()), 6) != Z_OK)
-    throw std::runtime_error("zlib could not compress an item");
-  out.resize(size);
-  return out;
-}
-
-void drop_from_page_cache(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY);
-  if (fd < 0) throw std::runtime_error("cannot open " + file.string());
-  ::fdatasync(fd);
-  ::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-}
-
-// Reads item i from its file and decodes it: float32 [3, kSide, kSide], scaled to [0, 1] and
-// normalised with mean 0.5 and std 0.25. Records how long each batch's items took to load.
-class ImageFiles : public data::Dataset {
- public:
-  explicit ImageFiles(std::filesystem::path dir)
-      : dir_(std::move(dir)), load_ms_(kBatches, 0.0), cpu_ms_(kBatches, 0.0) {}
-  data::Example get(std::int64_t i) override {
-    const auto t0 = Clock::now();
-    const double cpu0 = thread_cpu_ms();
-    std::ifstream in(dir_ / (std::to_string(i) + ".z"), std::ios::binary);
-    const std::vector<unsigned char> packed((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::vector<unsigned char> raw(static_cast<std::size_t>(kBytes));
-    uLongf size = static_cast<uLongf>(raw.size());
-    if (uncompress(raw.data(), &size, packed.data(), static_cast<uLong>(packed.size())) != Z_OK || size != raw.size())
-      throw ValueError("item " + std::to_string(i) + " is corrupt");
-    Tensor image = empty({3, kSide, kSide}, kFloat32);
-    float* p = image.data_ptr<float>();
-    for (std::size_t k = 0; k < raw.size(); ++k) p[k] = (static_cast<float>(raw[k]) / 255.0f - 0.5f) / 0.25f;
-    const double took = ms_since(t0), cpu = thread_cpu_ms() - cpu0;
-    std::lock_guard lock(mutex_);
-    load_ms_[static_cast<std::size_t>(i / kBatch)] += took;
-    cpu_ms_[static_cast<std::size_t>(i / kBatch)] += cpu;
-    return {image, scalar_tensor(i % 10, kInt64)};
-  }
-  std::int64_t size() const override { return kItems; }
-  // Each batch's load time and the CPU time its items took, since the last call.
-  std::pair<std::vector<double>, std::vector<double>> take_loads() {
-    std::lock_guard lock(mutex_);
-    auto out = std::pair{load_ms_, cpu_ms_};
-    std::fill(load_ms_.begin(), load_ms_.end(), 0.0);
-    std::fill(cpu_ms_.begin(), cpu_ms_.end(), 0.0);
-    return out;
-  }
-
- private:
-  std::filesystem::path dir_;
-  std::mutex mutex_;
-  std::vector<double> load_ms_, cpu_ms_;
-};
 
 struct Run {
-  double epoch_ms = 0, loop_ms = 0;  // the epoch, and the loop's own time per batch (copy and step)
-  std::vector<double> loads, cpu;    // each batch's load time, and the CPU time of its loading
+  double epoch_ms = 0, loop_ms = 0;  // the epoch, and the loop's own time per batch (pin, copy and step)
+  std::vector<double> loads, cpu;    // each batch's read and decode time, and its CPU time
+  double collate_ms = 0;             // the mean collate, on the same thread as the batch's loading
 };
 
 Run run_epoch(const std::shared_ptr<ImageFiles>& ds, const std::filesystem::path& dir, std::int64_t workers,
               double step_ms) {
-  for (std::int64_t i = 0; i < kItems; ++i) drop_from_page_cache(dir / (std::to_string(i) + ".z"));
+  bench::drop_image_files_from_cache(dir);
   ds->take_loads();
   Run r;
   const auto t0 = Clock::now();
-  data::DataLoader loader(ds, {.batch_size = kBatch, .num_workers = workers, .pin_memory = true});
+  // The loader's own pin_memory pins on the loop's thread, inside next(), where its time cannot be
+  // told from the wait for a worker; this loop does the same with the same pool, timed.
+  data::DataLoader loader(
+      ds, {.batch_size = kBatch, .num_workers = workers, .collate_fn = [&ds](std::vector<data::Example> e) {
+             return ds->collate(std::move(e));
+           }});
+  static const auto pool = data::PinnedMemoryPool::create();
   double loop = 0;
   for (const data::Batch& b : loader) {
     const auto s0 = Clock::now();
-    (void)b;  // the copy to the GPU and the step: a wait, as the host sees them (see the top of this file)
+    const Tensor x = pool->pinned_copy(b[0]), y = pool->pinned_copy(b[1]);
+    // The copy to the GPU and the step: a wait, as the host sees them (see the top of this file).
     std::this_thread::sleep_for(std::chrono::duration<double, std::milli>(step_ms));
     loop += ms_since(s0);
   }
   r.epoch_ms = ms_since(t0);
   r.loop_ms = loop / kBatches;
   std::tie(r.loads, r.cpu) = ds->take_loads();
+  r.collate_ms = ds->take_collate_ms();
   return r;
 }
 
@@ -153,14 +89,7 @@ double median(std::vector<double> v) {
 
 void record_feed(const std::filesystem::path& data) {
   const auto dir = std::filesystem::temp_directory_path() / ("kindling-feed-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  std::uint64_t bytes = 0;
-  for (std::int64_t i = 0; i < kItems; ++i) {
-    const auto item = compressed_item(i);
-    bytes += item.size();
-    std::ofstream(dir / (std::to_string(i) + ".z"), std::ios::binary)
-        .write(reinterpret_cast<const char*>(item.data()), static_cast<std::streamsize>(item.size()));
-  }
+  const std::uint64_t mean_bytes = bench::write_image_files(dir);
   auto ds = std::make_shared<ImageFiles>(dir);
   run_epoch(ds, dir, 2, 0);  // warm-up: threads, the pinned pool, the simulated device
   // The mean load of a batch without workers says which step times make the chart interesting:
@@ -175,12 +104,14 @@ void record_feed(const std::filesystem::path& data) {
   for (int round = 0; round < kRounds; ++round)
     for (const double step_ms : steps)
       for (const std::int64_t n : kWorkers) runs[{step_ms, n}].push_back(run_epoch(ds, dir, n, step_ms));
-  // The model's loads: batch by batch, the mean over every run without workers.
+  // The model's loads: batch by batch, the mean over every run without workers of reading, decoding
+  // and collating.
   std::vector<double> solo(kBatches, 0.0);
   for (const double step_ms : steps)
     for (const Run& r : runs[{step_ms, 0}])
       for (std::int64_t k = 0; k < kBatches; ++k)
-        solo[static_cast<std::size_t>(k)] += r.loads[static_cast<std::size_t>(k)] / (kRounds * steps.size());
+        solo[static_cast<std::size_t>(k)] +=
+            (r.loads[static_cast<std::size_t>(k)] + r.collate_ms) / static_cast<double>(kRounds * steps.size());
   std::ostringstream rows;
   for (const double step_ms : steps)
     for (const std::int64_t n : kWorkers) {
@@ -193,7 +124,7 @@ void record_feed(const std::filesystem::path& data) {
           l += r.loads[static_cast<std::size_t>(k)] / kBatches;
           c += r.cpu[static_cast<std::size_t>(k)] / kBatches;
         }
-        loads.push_back(l);
+        loads.push_back(l + r.collate_ms);
         cpus.push_back(c);
       }
       const double loop_ms = median(loops);
@@ -205,14 +136,16 @@ void record_feed(const std::filesystem::path& data) {
     }
   std::filesystem::remove_all(dir);
   std::ofstream out(data / "week04-feed.csv");
-  out << "# kindling-figures --record-feed: " << kItems << " images of 3x" << kSide << "x" << kSide << " bytes, zlib, "
-      << bytes / kItems << " bytes a file on average, read from disk (page cache dropped before each run) and decoded "
-      << "to float32 by the loader's workers; batches of " << kBatch << ", pin_memory; for each batch the loop "
-      << "waits step_ms, a stand-in for the copy to a GPU and the step. Medians of " << kRounds
+  out << "# kindling-figures --record-feed: " << kItems << " images of 3x" << bench::kImageSide << "x"
+      << bench::kImageSide << " bytes, zlib, " << mean_bytes
+      << " bytes a file on average, read from disk (page cache dropped before each run), decoded "
+      << "to float32 and collated in batches of " << kBatch << " by the loader's workers; the loop pins each "
+      << "batch and waits step_ms, a stand-in for the copy to a GPU and the step. Medians of " << kRounds
       << " runs per row (rounds over all rows), " << std::thread::hardware_concurrency()
       << " cores. Per batch: measured_ms the epoch, model_ms what feed_timeline() predicts from the loads "
-      << "of the runs without workers and the row's loop_ms, load_ms a batch's loading (wall clock) and cpu_ms its "
-      << "CPU time, loop_ms the loop's copy and step.\n"
+      << "of the runs without workers and the row's loop_ms, load_ms a batch's loading (reading, decoding and "
+      << "collating, wall clock), cpu_ms the CPU time of its reading and decoding, loop_ms the loop's pinning "
+      << "and step.\n"
       << "step_ms,workers,measured_ms,model_ms,load_ms,cpu_ms,loop_ms\n"
       << rows.str();
 }

@@ -266,7 +266,7 @@ int main(int argc, char** argv) {
              {"y", "ms per batch"},
              {"measured", "measured"},
              {"model", "feed_timeline()"},
-             {"step", "step"}}));
+             {"step", "wait"}}));
   write(dir, "week04-feed-ko.svg",
         figures::feed_svg(data / "week04-feed.csv",
                           {{"title", "디스크에서 GPU 대역까지 한 에폭, 코어 2개: num_workers에 따른 배치당 시간"},
@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
                            {"y", "배치당 ms"},
                            {"measured", "측정"},
                            {"model", "feed_timeline()"},
-                           {"step", "스텝"}}));
+                           {"step", "대기"}}));
 
   // Week 5: the example program's two runs on the kit's subset, measured and committed as CSV.
   write(dir, "week05-mlp-curves.svg",

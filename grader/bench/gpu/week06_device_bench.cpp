@@ -12,26 +12,35 @@
 // - host to device at 200 KB and 64 MB, from pageable and from pinned memory (cudaMemcpy, and the
 //   engine's Tensor::to);
 // - allocate + free through the kit's caching allocator and straight from cudaMalloc/cudaFree;
-// - the week-5 MLP epoch (60,000 examples) and CNN epoch (6,400) on the GPU.
+// - the week-5 MLP epoch (60,000 examples) and CNN epoch (6,400) on the GPU;
+// - week 4's feed pipeline with the GPU in it: compressed images read from disk and decoded by the
+//   DataLoader's workers, pinned, copied with non_blocking and trained on by a small CNN, for
+//   num_workers 0 to 12 (BM_FeedPipeline), beside its two stages alone (BM_FeedLoad, BM_FeedStep).
 
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 #include <kindling/cuda/caching_allocator.hpp>
 #include <kindling/cuda/runtime.hpp>
+#include <kindling/data.hpp>
 #include <kindling/kindling.hpp>
 #include <kindling/nn.hpp>
 #include <kindling/optim.hpp>
 #include <kindling/training.hpp>
 
+#include "../image_files.hpp"
 #include "../train_steps.hpp"
 #include "task_kernels.hpp"
 
@@ -414,6 +423,148 @@ void BM_CnnEpoch6400(benchmark::State& state) {
   guarded(state, [&] { BM_CnnEpoch6400_body(state); });
 }
 BENCHMARK(BM_CnnEpoch6400)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+// ---- the feed pipeline: disk -> workers -> pinned memory -> GPU -> a training step --------------
+// Week 4's measurement (kindling-figures --record-feed, lectures/week04-data.md "Feeding the GPU")
+// with its stand-in replaced by the GPU: 1,536 zlib-compressed 3 x 96 x 96 images in a temporary
+// folder, the page cache dropped before every epoch, batches of 32. BM_FeedLoad is a worker's part
+// alone (L: read, decode and collate, num_workers 0, no model), BM_FeedStep the loop's part alone
+// on one batch (S: pin it, as the loader's pin_memory does on the loop's thread, copy it with
+// non_blocking and take a step of a small CNN), BM_FeedPipeline/n the whole epoch with n workers
+// and pin_memory; each reports ms_per_batch. workers_to_feed(L, S) is the rule to compare the
+// pipeline's curve with.
+struct FeedFiles {
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("kindling-feed-bench-" + std::to_string(::getpid()));
+  FeedFiles() { bench::write_image_files(dir); }
+  ~FeedFiles() {
+    std::error_code ignored;
+    std::filesystem::remove_all(dir, ignored);
+  }
+};
+const FeedFiles& feed_files() {
+  static const FeedFiles files;
+  return files;
+}
+
+struct FeedModel {
+  nn::Sequential model{nn::Conv2d(3, 16, 3, nn::Conv2dOptions{.padding = 1}),
+                       nn::ReLU(),
+                       nn::MaxPool2d(2),
+                       nn::Conv2d(16, 32, 3, nn::Conv2dOptions{.padding = 1}),
+                       nn::ReLU(),
+                       nn::MaxPool2d(2),
+                       nn::Flatten(),
+                       nn::Linear(32 * 24 * 24, 10)};
+  std::unique_ptr<optim::SGD> opt;
+  FeedModel() {
+    manual_seed(7);
+    model.to(Device("cuda"));
+    opt = std::make_unique<optim::SGD>(model.parameters(), optim::SGD::Config{.lr = 0.01, .momentum = 0.9});
+  }
+  // One step on a pinned batch: the copy with non_blocking, forward, backward, SGD. The wait at the
+  // end stands for a loss.item(), and is needed: the batch's pinned buffer returns to the pool for
+  // the next batch when the batch is dropped, and must not be reused while a copy still reads it.
+  void step(const data::Batch& b) {
+    const Tensor x = b[0].to(Device("cuda"), /*non_blocking=*/true), y = b[1].to(Device("cuda"), true);
+    opt->zero_grad();
+    const Tensor loss = nn::functional::cross_entropy(model(x), y);
+    loss.backward();
+    opt->step();
+    cuda::synchronize();
+  }
+};
+
+void report_per_batch(benchmark::State& state, double total_ms, std::int64_t batches) {
+  state.counters["ms_per_batch"] = total_ms / static_cast<double>(batches);
+}
+
+void BM_FeedLoad_body(benchmark::State& state) {
+  const auto& files = feed_files();
+  auto ds = std::make_shared<bench::ImageFiles>(files.dir);
+  double total = 0;
+  std::int64_t batches = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    bench::drop_image_files_from_cache(files.dir);
+    state.ResumeTiming();
+    const auto t0 = std::chrono::steady_clock::now();
+    data::DataLoader loader(ds, {.batch_size = bench::kImageBatch});
+    for (const data::Batch& b : loader) benchmark::DoNotOptimize(b[0].data_ptr());
+    total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    batches += bench::kImageItems / bench::kImageBatch;
+  }
+  report_per_batch(state, total, batches);
+  state.SetLabel("L: read, decode and collate a batch of 32, no workers, no model");
+}
+void BM_FeedLoad(benchmark::State& state) {
+  guarded(state, [&] { BM_FeedLoad_body(state); });
+}
+BENCHMARK(BM_FeedLoad)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+void BM_FeedStep_body(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const auto& files = feed_files();
+  auto ds = std::make_shared<bench::ImageFiles>(files.dir);
+  data::DataLoader loader(ds, {.batch_size = bench::kImageBatch});
+  const data::Batch batch = *loader.begin();
+  const auto pool = data::PinnedMemoryPool::create();
+  FeedModel m;
+  const auto step = [&] { m.step({pool->pinned_copy(batch[0]), pool->pinned_copy(batch[1])}); };
+  for (int i = 0; i < 8; ++i) step();  // warm-up: the allocator's cache and the pinned pool
+  double total = 0;
+  std::int64_t batches = 0;
+  for (auto _ : state) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::int64_t k = 0; k < bench::kImageItems / bench::kImageBatch; ++k) step();
+    total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    batches += bench::kImageItems / bench::kImageBatch;
+  }
+  report_per_batch(state, total, batches);
+  state.SetLabel("S: pin a batch of 32, copy it with non_blocking and train a small CNN on it on the GPU");
+}
+void BM_FeedStep(benchmark::State& state) {
+  guarded(state, [&] { BM_FeedStep_body(state); });
+}
+BENCHMARK(BM_FeedStep)->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(3);
+
+void BM_FeedPipeline_body(benchmark::State& state) {
+  if (skip_without_gpu(state)) return;
+  const auto& files = feed_files();
+  auto ds = std::make_shared<bench::ImageFiles>(files.dir);
+  FeedModel m;
+  {
+    data::DataLoader warm(ds, {.batch_size = bench::kImageBatch, .num_workers = 2, .pin_memory = true});
+    for (const data::Batch& b : warm) m.step(b);
+  }
+  double total = 0;
+  std::int64_t batches = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    bench::drop_image_files_from_cache(files.dir);
+    state.ResumeTiming();
+    const auto t0 = std::chrono::steady_clock::now();
+    data::DataLoader loader(ds, {.batch_size = bench::kImageBatch, .num_workers = state.range(0), .pin_memory = true});
+    for (const data::Batch& b : loader) m.step(b);
+    total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    batches += bench::kImageItems / bench::kImageBatch;
+  }
+  report_per_batch(state, total, batches);
+  state.SetLabel("an epoch from disk through num_workers workers and pinned memory to a CNN step on the GPU");
+}
+void BM_FeedPipeline(benchmark::State& state) {
+  guarded(state, [&] { BM_FeedPipeline_body(state); });
+}
+BENCHMARK(BM_FeedPipeline)
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(4)
+    ->Arg(8)
+    ->Arg(12)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(3);
 
 }  // namespace
 

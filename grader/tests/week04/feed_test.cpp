@@ -38,10 +38,12 @@ void expect_timeline(const std::vector<FedBatch>& got, const std::vector<Expecte
   }
 }
 
-// How many batches after the first the loop had to wait for (taken later than the step before it ended).
+// How many batches after the first the loop had to wait for (taken later than the step before it
+// ended). The timeline adds times one step at a time, so a wait of a rounding error (1e-15 ms for
+// 7 workers at 2.1 ms a load and 0.3 a step) is no wait.
 int waits_after_first(const std::vector<FedBatch>& t) {
   int waits = 0;
-  for (std::size_t k = 1; k < t.size(); ++k) waits += t[k].taken > t[k - 1].done;
+  for (std::size_t k = 1; k < t.size(); ++k) waits += t[k].taken > t[k - 1].done * (1 + 1e-12) + 1e-12;
   return waits;
 }
 
@@ -74,6 +76,12 @@ TEST(week04_feed_timeline, EmptyEpochsAndMoreWorkersThanBatches) {
   EXPECT_TRUE(feed_timeline({}, 1, 0).empty());
   EXPECT_TRUE(feed_timeline({}, 1, 4).empty());
   expect_timeline(feed_timeline({3, 2}, 1, 8), {{0, 0, 0, 3, 3, 4}, {1, 0, 0, 2, 4, 5}});
+  // Absurd counts are the same as enough of them: no overflow of n x prefetch_factor, no array of
+  // 2^40 workers.
+  const std::int64_t huge = std::int64_t{1} << 40;
+  expect_timeline(feed_timeline({3, 2}, 1, huge), {{0, 0, 0, 3, 3, 4}, {1, 0, 0, 2, 4, 5}});
+  expect_timeline(feed_timeline({3, 2, 1}, 1, 2, std::numeric_limits<std::int64_t>::max()),
+                  {{0, 0, 0, 3, 3, 4}, {1, 0, 0, 2, 4, 5}, {0, 0, 3, 4, 5, 6}});
 }
 
 // Every rule of the protocol, batch by batch, on random epochs.
@@ -141,7 +149,8 @@ TEST(week04_feed_timeline, WorkersToFeedIsTheSmallestCountThatKeepsUp) {
 // The rule behind "how many workers": with equal batches, workers_to_feed(L, S) workers keep the
 // loop busy after the first batch, whatever prefetch_factor; one worker fewer does not.
 TEST(week04_feed_timeline, TheRuleIsWhatTheTimelineShows) {
-  for (const auto& [l, s] : std::vector<std::pair<double, double>>{{12, 3}, {10, 3}, {7, 7}, {2, 5}, {20, 1.5}}) {
+  for (const auto& [l, s] :
+       std::vector<std::pair<double, double>>{{12, 3}, {10, 3}, {7, 7}, {2, 5}, {20, 1.5}, {2.1, 0.3}, {4.0, 0.8}}) {
     const std::int64_t n = workers_to_feed(l, s);
     const std::vector<double> loads(64, l);
     for (const std::int64_t p : {1, 2, 4}) {
@@ -153,7 +162,7 @@ TEST(week04_feed_timeline, TheRuleIsWhatTheTimelineShows) {
       }
     }
     // With no workers the loop pays load and step for every batch.
-    EXPECT_DOUBLE_EQ(feed_timeline(loads, s, 0).back().done, 64 * (l + s));
+    EXPECT_NEAR(feed_timeline(loads, s, 0).back().done, 64 * (l + s), 1e-9);
   }
 }
 
@@ -169,6 +178,8 @@ TEST(week04_feed_timeline, BadArgumentsAreValueErrors) {
   expect([] { feed_timeline({1}, 1, -1); },
          "num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.");
   expect([] { feed_timeline({1}, 1, 2, 0); }, "prefetch_factor should be a positive integer value, but got 0");
+  expect([] { feed_timeline({1}, 1, 0, 0); }, "prefetch_factor should be a positive integer value, but got 0");
+  expect([] { feed_timeline({}, -1, 2); }, "step_ms should be a finite, non-negative time in ms, but got -1");
   expect([] { workers_to_feed(-1, 1); }, "load_ms should be a finite, non-negative time in ms, but got -1");
   expect([&] { workers_to_feed(1, nan); }, "step_ms should be a finite, non-negative time in ms, but got nan");
   expect([] { workers_to_feed(1, 0); },

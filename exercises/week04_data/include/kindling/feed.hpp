@@ -6,8 +6,8 @@
 /// real dataset: batch k goes to worker k mod n, at most n × prefetch_factor batches are out, the
 /// loop takes them in order and hands a slot back as it takes one. It answers, before anything
 /// runs, what a profiler shows afterwards: when each batch was loaded, when the loop got it, and
-/// how long the loop waited. workers_to_feed() is the rule that the timeline proves for batches
-/// that all take the same time.
+/// how long the loop waited. workers_to_feed() is the rule that the timeline shows for batches
+/// that all take the same time (up to rounding: the timeline adds its times one step at a time).
 ///
 /// @code
 /// // 12 ms to load a batch, 3 ms to train on it: 4 workers, and the loop waits only for batch 0.

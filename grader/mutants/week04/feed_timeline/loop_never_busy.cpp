@@ -42,7 +42,10 @@ std::vector<FedBatch> feed_timeline(const std::vector<double>& load_ms, double s
     }
     return out;
   }
-  std::vector<double> worker_free(static_cast<std::size_t>(num_workers), 0.0);
+  // (Sized and capped so that no num_workers or prefetch_factor overflows or over-allocates.)
+  std::vector<double> worker_free(static_cast<std::size_t>(std::min(num_workers, total)), 0.0);
+  const std::int64_t rounds = total / num_workers + (total % num_workers != 0);  // batches per worker
+  const std::int64_t cap = prefetch_factor >= rounds ? total : num_workers * prefetch_factor;
   std::int64_t sent = 0;
   const auto send = [&](double at) {
     FedBatch& b = out[static_cast<std::size_t>(sent)];
@@ -53,7 +56,7 @@ std::vector<FedBatch> feed_timeline(const std::vector<double>& load_ms, double s
     b.ready = free = b.begin + load_ms[static_cast<std::size_t>(sent)];
     ++sent;
   };
-  while (sent < total && sent < num_workers * prefetch_factor) send(0);
+  while (sent < cap) send(0);
   for (std::int64_t k = 0; k < total; ++k) {
     FedBatch& b = out[static_cast<std::size_t>(k)];
     b.taken = b.ready;
