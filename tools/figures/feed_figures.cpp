@@ -7,12 +7,12 @@
 // the step on it are exactly that when the batch is pinned and copied with non_blocking: a wait
 // while the DMA engine and the device work and the CPU is free. The kit's simulated device cannot
 // stand in here: it computes on the same cores as the workers, and its copies check and mark
-// every byte (about 1.5 ms per MiB of CPU time, measured by this program with the copy in the
-// loop), where a GPU's DMA engine takes no CPU at all. Every configuration runs five times, in
-// rounds over all of them, after a warm-up; the page cache of every file is dropped
-// (posix_fadvise DONTNEED) before each run, so the workers read the disk. feed_timeline()
-// predicts each epoch from the loads of the runs without workers, batch by batch, and the loop's
-// measured time per batch.
+// every byte (about 1.5 ms of CPU time per MiB, measured by a first version of this program that
+// copied each batch to the simulated device in the loop), where a GPU's DMA engine takes no CPU.
+// Every configuration runs five times, in rounds over all of them, after a warm-up; the page
+// cache of every file is dropped (posix_fadvise DONTNEED) before each run, so the workers read
+// the disk. feed_timeline() predicts each epoch from the loads of the runs without workers, batch
+// by batch, and the loop's measured time per batch.
 
 #include "feed_figures.hpp"
 
