@@ -2,6 +2,7 @@
 # kit.figures: draws the lectures' figures again (kindling-figures) into a temporary folder and
 # compares each with the one committed under lectures/figures/. Graphviz's renderings (*.dot ->
 # *.svg) are not compared: they depend on its version; their .dot sources are.
+# Week 4's feed table (kindling-figures --feed-table) must be in its lecture line for line.
 #   check.sh KINDLING_FIGURES FIGURES_DIR
 set -euo pipefail
 program=${1:?usage: check.sh KINDLING_FIGURES FIGURES_DIR}
@@ -45,6 +46,17 @@ for page in "$lectures"/week*.md "$lectures"/ko/week*.md; do
         esac ;;
     esac
   done
+done
+# Week 4's feed table is the committed measurement's, line for line, in both editions.
+for lang in en ko; do
+  page="$lectures/week04-data.md"
+  [ "$lang" = ko ] && page="$lectures/ko/week04-data.md"
+  while IFS= read -r line; do
+    if ! grep -qxF -- "$line" "$page"; then
+      echo "figures: $page lacks the line '$line' of the table of figures/data/week04-feed.csv ($program --feed-table)"
+      status=1
+    fi
+  done < <("$program" --feed-table "$figures/data" "$lang")
 done
 [ $status = 0 ] && echo "figures: $(ls "$tmp" | wc -l) figures match what the engine draws; every lecture shows at least two"
 exit $status

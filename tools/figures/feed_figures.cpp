@@ -22,6 +22,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -150,11 +151,13 @@ void record_feed(const std::filesystem::path& data) {
       << rows.str();
 }
 
-std::string feed_svg(const std::filesystem::path& csv, const std::map<std::string, std::string>& words) {
-  struct Row {
-    double step, workers, measured, model;
-  };
-  std::vector<Row> rows;
+namespace {
+// A row of week04-feed.csv.
+struct FeedRow {
+  double step, workers, measured, model, load, cpu, loop;
+};
+std::vector<FeedRow> read_feed(const std::filesystem::path& csv) {
+  std::vector<FeedRow> rows;
   std::ifstream in(csv);
   if (!in) throw std::runtime_error("cannot read " + csv.string());
   std::string line;
@@ -166,11 +169,66 @@ std::string feed_svg(const std::filesystem::path& csv, const std::map<std::strin
       continue;
     }
     std::stringstream s(line);
-    std::string f[7];
-    for (auto& x : f) std::getline(s, x, ',');
-    rows.push_back({std::stod(f[0]), std::stod(f[1]), std::stod(f[2]), std::stod(f[3])});
+    double f[7];
+    for (double& x : f) {
+      std::string field;
+      std::getline(s, field, ',');
+      x = std::stod(field);
+    }
+    rows.push_back({f[0], f[1], f[2], f[3], f[4], f[5], f[6]});
   }
   if (rows.empty()) throw std::runtime_error(csv.string() + " has no rows");
+  return rows;
+}
+std::string one_decimal(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", x);
+  return buf;
+}
+}  // namespace
+
+std::string feed_table(const std::filesystem::path& csv, const std::map<std::string, std::string>& words) {
+  const std::vector<FeedRow> rows = read_feed(csv);
+  std::vector<double> steps;
+  for (const FeedRow& r : rows)
+    if (std::find(steps.begin(), steps.end(), r.step) == steps.end()) steps.push_back(r.step);
+  const auto number = [](double x) {
+    std::ostringstream o;
+    o << x;
+    return o.str();
+  };
+  std::ostringstream out;
+  out << "| num_workers |";
+  for (const FeedRow& r : rows)
+    if (r.step == steps[0]) out << " " << number(r.workers) << " |";
+  out << "\n|---|";
+  for (const FeedRow& r : rows)
+    if (r.step == steps[0]) out << "---|";
+  out << "\n";
+  const auto row = [&](const std::string& label, double step, double FeedRow::*field) {
+    out << "| " << label << " |";
+    for (const FeedRow& r : rows)
+      if (r.step == step) out << " " << one_decimal(r.*field) << " |";
+    out << "\n";
+  };
+  const auto fill = [&](std::string text, double step) {
+    const auto at = text.find("{}");
+    if (at != std::string::npos) text.replace(at, 2, number(step));
+    return text;
+  };
+  for (const double step : steps) {
+    row(fill(words.at("measured"), step), step, &FeedRow::measured);
+    row(fill(words.at("model"), step), step, &FeedRow::model);
+    row(fill(words.at("loop"), step), step, &FeedRow::loop);
+  }
+  row(fill(words.at("load"), steps[0]), steps[0], &FeedRow::load);
+  row(fill(words.at("cpu"), steps[0]), steps[0], &FeedRow::cpu);
+  return out.str();
+}
+
+std::string feed_svg(const std::filesystem::path& csv, const std::map<std::string, std::string>& words) {
+  using Row = FeedRow;
+  const std::vector<Row> rows = read_feed(csv);
   double y_max = 0, x_max = 0;
   for (const Row& r : rows) y_max = std::max({y_max, r.measured, r.model}), x_max = std::max(x_max, r.workers);
   y_max = std::ceil(y_max / 5) * 5;

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -160,6 +161,21 @@ int main(int argc, char** argv) {
   }
   if (argc == 3 && std::string(argv[1]) == "--record-feed") {  // week 4's pipeline, disk to device
     figures::record_feed(argv[2]);
+    return 0;
+  }
+  if (argc == 4 && std::string(argv[1]) == "--feed-table") {  // week 4's table, as the lecture shows it
+    const std::string lang = argv[3];
+    const std::map<std::string, std::string> en = {{"measured", "wait {} ms: measured"},
+                                                   {"model", "wait {} ms: `feed_timeline`"},
+                                                   {"loop", "wait {} ms: the loop's own time"},
+                                                   {"load", "a batch's load, wall clock (wait {})"},
+                                                   {"cpu", "its reading and decoding, CPU time"}};
+    const std::map<std::string, std::string> ko = {{"measured", "대기 {} ms: 측정"},
+                                                   {"model", "대기 {} ms: `feed_timeline`"},
+                                                   {"loop", "대기 {} ms: 루프 자신의 시간"},
+                                                   {"load", "배치 하나의 읽기, 벽시계 시간(대기 {})"},
+                                                   {"cpu", "그 읽기와 디코딩의 CPU 시간"}};
+    std::cout << figures::feed_table(std::filesystem::path(argv[2]) / "week04-feed.csv", lang == "ko" ? ko : en);
     return 0;
   }
   if (argc == 3 && std::string(argv[1]) == "--record-ring") {  // week 7's ring, on 2 and 4 ranks
