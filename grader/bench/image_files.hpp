@@ -97,7 +97,7 @@ class ImageFiles : public data::Dataset {
   explicit ImageFiles(std::filesystem::path dir, std::int64_t items = kImageItems)
       : dir_(std::move(dir)),
         items_(items),
-        load_ms_(static_cast<std::size_t>(items / kImageBatch + 1), 0.0),
+        load_ms_(static_cast<std::size_t>((items + kImageBatch - 1) / kImageBatch), 0.0),
         cpu_ms_(load_ms_.size(), 0.0) {}
   data::Example get(std::int64_t i) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -137,14 +137,13 @@ class ImageFiles : public data::Dataset {
     collates_ = 0;
     return mean;
   }
-  /// Each batch's load time and the CPU time its items took, since the last call.
+  /// Each batch's load time and the CPU time its items took (a short last batch included), since
+  /// the last call.
   std::pair<std::vector<double>, std::vector<double>> take_loads() {
     std::lock_guard lock(mutex_);
     auto out = std::pair{load_ms_, cpu_ms_};
     std::fill(load_ms_.begin(), load_ms_.end(), 0.0);
     std::fill(cpu_ms_.begin(), cpu_ms_.end(), 0.0);
-    out.first.resize(static_cast<std::size_t>(items_ / kImageBatch));
-    out.second.resize(static_cast<std::size_t>(items_ / kImageBatch));
     return out;
   }
 

@@ -49,7 +49,7 @@ const std::vector<std::int64_t> kWorkers = {0, 1, 2, 3, 4, 6, 8};
 double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 struct Run {
-  double epoch_ms = 0, loop_ms = 0;  // the epoch, and the loop's own time per batch (pin, copy and step)
+  double epoch_ms = 0, loop_ms = 0;  // the epoch, and the loop's own time per batch (pin and wait)
   std::vector<double> loads, cpu;    // each batch's read and decode time, and its CPU time
   double collate_ms = 0;             // the mean collate, on the same thread as the batch's loading
 };
@@ -57,7 +57,6 @@ struct Run {
 Run run_epoch(const std::shared_ptr<ImageFiles>& ds, const std::filesystem::path& dir, std::int64_t workers,
               double step_ms) {
   bench::drop_image_files_from_cache(dir);
-  ds->take_loads();
   Run r;
   const auto t0 = Clock::now();
   // The loader's own pin_memory pins on the loop's thread, inside next(), where its time cannot be
@@ -92,9 +91,9 @@ void record_feed(const std::filesystem::path& data) {
   const auto dir = std::filesystem::temp_directory_path() / ("kindling-feed-" + std::to_string(::getpid()));
   const std::uint64_t mean_bytes = bench::write_image_files(dir);
   auto ds = std::make_shared<ImageFiles>(dir);
-  run_epoch(ds, dir, 2, 0);  // warm-up: threads, the pinned pool, the simulated device
-  // The mean load of a batch without workers says which step times make the chart interesting:
-  // a quarter and a half of it.
+  run_epoch(ds, dir, 2, 0);  // warm-up: the page-cache drop, threads, the pinned pool
+  // The mean time to read and decode a batch without workers says which waits make the chart
+  // interesting: about a quarter and a half of it.
   double load = 0;
   for (int round = 0; round < 3; ++round)
     for (const double l : run_epoch(ds, dir, 0, 0).loads) load += l / (3 * kBatches);
