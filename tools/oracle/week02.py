@@ -281,6 +281,45 @@ mb = ramp(4, 2, scale=3.0)
 (ma.matmul(mb) ** 2).sum().backward()
 cases["matmul_batched"] = {"grads": grads(ma, mb)}
 
+# mm and addmm hand an operand stored column-major (strides (1, rows), as Linear's W.t() is) a
+# gradient in the same layout (mm_mat1_backward / mm_mat2_backward); a transposed operand whose
+# leading dimension is longer than its rows, or a row-major one, gets a row-major gradient. The
+# strides each operand's hook sees, and the leaves' gradients, for every pair of layouts.
+def operand(layout, rows, cols, scale, shift):
+    """A (rows, cols) view of a new leaf: "row" contiguous, "col" the transpose of a contiguous
+    (cols, rows) matrix, "col_ld" the transpose of the first rows columns of a (cols, rows + 2) one."""
+    if layout == "row":
+        leaf = ramp(rows, cols, scale=scale, shift=shift)
+        return leaf, leaf * 1
+    if layout == "col":
+        leaf = ramp(cols, rows, scale=scale, shift=shift)
+        return leaf, (leaf * 1).t()
+    leaf = ramp(cols, rows + 2, scale=scale, shift=shift)
+    return leaf, (leaf * 1)[:, :rows].t()
+
+
+mm_layouts = []
+for op in ["mm", "addmm"]:
+    for l1 in ["row", "col", "col_ld"]:
+        for l2 in ["row", "col", "col_ld"]:
+            leaf1, m1 = operand(l1, 3, 4, 5.0, 1.0)
+            leaf2, m2 = operand(l2, 4, 5, 3.0, 0.5)
+            seen = {}
+            m1.register_hook(lambda g: seen.__setitem__("mat1", list(g.stride())))
+            m2.register_hook(lambda g: seen.__setitem__("mat2", list(g.stride())))
+            bias = ramp(5, scale=2.0, shift=0.3)
+            y = m1.mm(m2) if op == "mm" else torch.addmm(bias, m1, m2, beta=0.5, alpha=2.0)
+            y.backward(gout(y.shape))
+            mm_layouts.append({"op": op, "mat1": l1, "mat2": l2, "mat1_strides": seen["mat1"],
+                               "mat2_strides": seen["mat2"], "grads": grads(leaf1, leaf2)})
+cases["mm_gradient_layout"] = mm_layouts
+lin = torch.nn.Linear(6, 4)
+lin_seen = []
+lin.weight.register_hook(lambda g: lin_seen.append(list(g.stride())))
+lin(ramp(3, 6).detach()).backward(gout((3, 4)))
+cases["linear_weight_gradient_strides"] = lin_seen[0]
+
+
 # ---- week02.dynamic_graph: the autograd tutorial's while loop --------------------------------------
 def doubling(xv, limit, v):
     x = torch.tensor(xv, requires_grad=True)

@@ -269,15 +269,18 @@ Tensor mv(const Tensor& mat, const Tensor& vec) {
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_mm(a, b);
   const Device device = detail::common_device({&a, &b});
-  return differentiable(Op::Mm, {a, b}, [&] {
-    Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype(), device);
-    if (a.sizes()[1] == 0) {
-      detail::fill(out, 0);
-      return out;
-    }
-    detail::gemm(out, a, b, 1, false);
-    return out;
-  });
+  return differentiable(
+      Op::Mm, {a, b},
+      [&] {
+        Tensor out = detail::empty_contiguous({a.sizes()[0], b.sizes()[1]}, a.dtype(), device);
+        if (a.sizes()[1] == 0) {
+          detail::fill(out, 0);
+          return out;
+        }
+        detail::gemm(out, a, b, 1, false);
+        return out;
+      },
+      [&] { return OpArgs{.column_major = detail::autograd::column_major_bits(a, b)}; });
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
@@ -285,7 +288,9 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const S
   check_same_dtype(self, mat1, "self and mat1");
   return differentiable(
       Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
-      [&] { return OpArgs{.alpha = alpha, .beta = beta}; });
+      [&] {
+        return OpArgs{.alpha = alpha, .beta = beta, .column_major = detail::autograd::column_major_bits(mat1, mat2)};
+      });
 }
 
 namespace {

@@ -299,6 +299,30 @@ Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, 
   });
   return o.movedim(-1, dim).contiguous();
 }
+
+// The gradients of alpha * mm(mat1, mat2) as PyTorch's mm_mat1_backward and mm_mat2_backward give
+// them: for an operand stored column-major (OpArgs::column_major; nn.Linear's W.t() is one) the
+// gradient is the transpose of a row-major product, (grad^T mat1)^T for mat2 and (mat2 grad^T)^T
+// for mat1: the same numbers, in the operand's own layout. W.t()'s gradient then has strides
+// (1, in), the transpose's node hands W a contiguous (out, in) gradient, and .grad adds it
+// without a strided pass. The transposed products are the task's mm_backward too, called on the
+// transposed problem out^T = mat2^T mat1^T, and alpha scales them before the transpose, so the
+// layout survives it. An undefined operand is not saved: its partner's gradient is not wanted.
+std::array<Tensor, 2> mm_grads(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, std::uint8_t column_major,
+                               double alpha) {
+  const auto scaled = [alpha](const Tensor& t) { return !t.defined() || alpha == 1 ? t : t * alpha; };
+  const bool col1 = (column_major & 1) != 0, col2 = (column_major & 2) != 0;
+  const std::array<Tensor, 2> r = mm_backward(grad, col2 ? Tensor() : mat1, col1 ? Tensor() : mat2);
+  std::array<Tensor, 2> out{scaled(r[0]), scaled(r[1])};
+  const Tensor mat2_t = col1 && mat2.defined() ? mat2.t() : Tensor();
+  const Tensor mat1_t = col2 && mat1.defined() ? mat1.t() : Tensor();
+  if (mat2_t.defined() || mat1_t.defined()) {
+    const std::array<Tensor, 2> t = mm_backward(grad.t(), mat2_t, mat1_t);  // {grad for mat2^T, grad for mat1^T}
+    if (mat2_t.defined()) out[0] = scaled(t[1]).t();
+    if (mat1_t.defined()) out[1] = scaled(t[0]).t();
+  }
+  return out;
+}
 }  // namespace
 
 // ---- OpNode ---------------------------------------------------------------------------------
@@ -501,16 +525,15 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
     case Op::Mv:
       return {need(0) ? grad.unsqueeze(1) * b.unsqueeze(0) : Tensor(), need(1) ? mv(a.t(), grad) : Tensor()};
     case Op::Mm: {
-      auto r = mm_backward(grad, a, b);
+      auto r = mm_grads(grad, a, b, args.column_major, 1);
       return {r[0], r[1]};
     }
     case Op::Bmm:
       return {need(0) ? bmm(grad, b.transpose(1, 2)) : Tensor(), need(1) ? bmm(a.transpose(1, 2), grad) : Tensor()};
     case Op::Addmm: {
-      auto r = mm_backward(grad, b, c);
-      const double alpha = args.alpha.to<double>(), beta = args.beta.to<double>();
-      auto scaled = [](const Tensor& t, double k) { return !t.defined() || k == 1 ? t : t * k; };
-      return {need(0) ? scaled(grad, beta) : Tensor(), scaled(r[0], alpha), scaled(r[1], alpha)};
+      const double beta = args.beta.to<double>();
+      auto r = mm_grads(grad, b, c, args.column_major, args.alpha.to<double>());
+      return {need(0) ? (beta == 1 ? grad : grad * beta) : Tensor(), r[0], r[1]};
     }
     case Op::Cat:
     case Op::Stack: {

@@ -186,6 +186,62 @@ TEST(EngineOracle, BatchedMatmul) {
   expect_values(mb.grad(), oracle_grad("matmul_batched", 1), 1e-5, 1e-5);
 }
 
+// mm and addmm give an operand stored column-major (the transpose of a contiguous matrix, as
+// Linear's W.t() is) its gradient in that layout, as PyTorch's mm_mat1_backward and
+// mm_mat2_backward do; any other layout gets a row-major gradient. Checked for every pair of
+// layouts through the strides each operand's hook sees, and the values through the leaves.
+TEST(EngineOracle, MmGradientsTakeAColumnMajorOperandsLayout) {
+  // A (rows, cols) view of a new leaf, as tools/oracle/week02.py's operand() makes it.
+  const auto operand = [](const std::string& layout, std::int64_t rows, std::int64_t cols, double scale,
+                          double shift) -> std::pair<Tensor, Tensor> {
+    if (layout == "row") {
+      Tensor leaf = oracle_ramp({rows, cols}, scale, shift);
+      return {leaf, leaf * 1};
+    }
+    if (layout == "col") {
+      Tensor leaf = oracle_ramp({cols, rows}, scale, shift);
+      return {leaf, (leaf * 1).t()};
+    }
+    Tensor leaf = oracle_ramp({cols, rows + 2}, scale, shift);
+    return {leaf, (leaf * 1).slice(1, 0, rows).t()};
+  };
+  const auto strides = [](const Tensor& t) {
+    return std::vector<std::int64_t>(t.strides().begin(), t.strides().end());
+  };
+  const nlohmann::json& cases = oracle_json("mm_gradient_layout");
+  ASSERT_EQ(cases.size(), 18U);
+  for (const nlohmann::json& c : cases) {
+    const std::string op = c["op"], l1 = c["mat1"], l2 = c["mat2"];
+    SCOPED_TRACE(op + " of a " + l1 + " mat1 and a " + l2 + " mat2");
+    auto [leaf1, m1] = operand(l1, 3, 4, 5.0, 1.0);
+    auto [leaf2, m2] = operand(l2, 4, 5, 3.0, 0.5);
+    std::vector<std::int64_t> seen1, seen2;
+    m1.register_hook([&](const Tensor& g) {
+      seen1 = strides(g);
+      return Tensor();
+    });
+    m2.register_hook([&](const Tensor& g) {
+      seen2 = strides(g);
+      return Tensor();
+    });
+    const Tensor y = op == "mm" ? m1.mm(m2) : addmm(oracle_ramp({5}, 2.0, 0.3), m1, m2, 0.5, 2.0);
+    y.backward(oracle_gout({3, 5}));
+    EXPECT_EQ(seen1, c["mat1_strides"].get<std::vector<std::int64_t>>());
+    EXPECT_EQ(seen2, c["mat2_strides"].get<std::vector<std::int64_t>>());
+    expect_values(leaf1.grad(), values_from_json(c["grads"][0]), 1e-5, 1e-5);
+    expect_values(leaf2.grad(), values_from_json(c["grads"][1]), 1e-5, 1e-5);
+  }
+  // nn.Linear: the weight's hook sees a contiguous (out, in) gradient.
+  Tensor w = oracle_ramp({4, 6}), b = oracle_ramp({4});
+  std::vector<std::int64_t> seen;
+  w.register_hook([&](const Tensor& g) {
+    seen = strides(g);
+    return Tensor();
+  });
+  addmm(b, oracle_ramp({3, 6}).detach(), w.t()).backward(oracle_gout({3, 4}));
+  EXPECT_EQ(seen, oracle_json("linear_weight_gradient_strides").get<std::vector<std::int64_t>>());
+}
+
 TEST(EngineErrors, MessagesMatchPyTorch) {
   expect_oracle_error([] { ones({3}, kInt64).requires_grad_(); }, "int_requires_grad");
   expect_oracle_error([] { (oracle_ramp({3}) * 2).requires_grad_(false); }, "nonleaf_requires_grad_false");

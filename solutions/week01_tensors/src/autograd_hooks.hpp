@@ -95,7 +95,19 @@ struct OpArgs {
   /// ToCopy across devices: the input's device, to which backward moves the gradient back
   /// (empty for a change of dtype only).
   std::optional<Device> device;
+  /// mm and addmm: bit 0 (mat1) and bit 1 (mat2) set when that operand was stored column-major,
+  /// as the transpose of a contiguous matrix is (its strides are (1, rows)). Backward then
+  /// returns that operand's gradient in the same layout, as PyTorch's mm_mat1_backward and
+  /// mm_mat2_backward do (column_major_bits).
+  std::uint8_t column_major = 0;
 };
+
+/// mm's and addmm's OpArgs::column_major bits for (mat1, mat2): PyTorch's test, strides
+/// (1, rows) exactly.
+inline std::uint8_t column_major_bits(const Tensor& mat1, const Tensor& mat2) {
+  const auto column_major = [](const Tensor& m) { return m.strides()[0] == 1 && m.strides()[1] == m.sizes()[0]; };
+  return static_cast<std::uint8_t>((column_major(mat1) ? 1 : 0) | (column_major(mat2) ? 2 : 0));
+}
 
 /// Operands, passed without copying the handles (no reference-count traffic on the fast path).
 using TensorRefs = std::initializer_list<std::reference_wrapper<const Tensor>>;
