@@ -2,12 +2,18 @@
 // row-wise kernels give the same bits for any thread count, and agree with a plain
 // loop. (Timings live in the benchmarks, never here.)
 
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -266,6 +272,66 @@ TEST(EngineParallel, EveryLoopRunsOnAtMostOneThreadPerGrain) {
   const Tensor big_x = ones({1 << 20});
   EXPECT_EQ(threads_of(uses_of(3, [&] { (void)(big_x * 2); }), "elementwise", 1 << 20), 3);
   EXPECT_EQ(threads_of(uses_of(1, [&] { (void)(big_x * 2); }), "elementwise", 1 << 20), 1);
+}
+
+TEST(EngineParallel, WhereAndFillFollowTheSameRule) {
+#if !KINDLING_ENGINE_HAS_OPENMP
+  GTEST_SKIP() << "the engine was built without OpenMP (the tsan preset): every loop runs on one thread";
+#endif
+  // ReLU's backward is a where; zeros() and a gradient's zero_() are fills.
+  const Tensor x = big();
+  const Tensor zero = zeros({});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)where(gt(x, 0), x, zero); }), "where", 1029 * 1029), 16);
+  EXPECT_EQ(threads_of(uses_of(3, [&] { (void)where(gt(x, 0), zero, x); }), "where", 1029 * 1029), 3);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)zeros({1 << 20}); }), "fill", 1 << 20), 16);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)full({65535}, 1.5); }), "fill", 65535), 1);
+  // The same bits as a plain loop, whichever operand is a 0-d tensor, and through strided views.
+  const auto plain = [](const Tensor& c, const Tensor& a, const Tensor& b) {
+    const Tensor cc = c.contiguous(), ac = a.expand(c.sizes()).contiguous(), bc = b.expand(c.sizes()).contiguous();
+    std::vector<float> out(static_cast<std::size_t>(c.numel()));
+    const bool* cp = cc.data_ptr<bool>();
+    const float *ap = ac.data_ptr<float>(), *bp = bc.data_ptr<float>();
+    for (std::size_t i = 0; i < out.size(); ++i) out[i] = cp[i] ? ap[i] : bp[i];
+    return out;
+  };
+  const Tensor y = big() * 2, mask = gt(x, 0.5);
+  expect_same_for_any_thread_count([&] {
+    return std::vector<Tensor>{where(mask, x, zero), where(mask, zero, x), where(mask, x, y), where(mask.t(), x.t(), y),
+                               full({1029, 1029}, 2.5)};
+  });
+  EXPECT_EQ(where(mask, x, zero).contiguous().to_vector<float>(), plain(mask, x, zero));
+  EXPECT_EQ(where(mask, zero, x).contiguous().to_vector<float>(), plain(mask, zero, x));
+  EXPECT_EQ(where(mask, x, y).contiguous().to_vector<float>(), plain(mask, x, y));
+  EXPECT_EQ(where(mask.t(), x.t(), y).contiguous().to_vector<float>(), plain(mask.t(), x.t(), y));
+}
+
+// fork() after the parent ran a parallel region: OpenMP cannot start a team in the child,
+// which would wait forever. The child runs its loops on its own thread and finishes.
+TEST(EngineParallel, AForkedChildRunsEveryLoopOnItsOwnThread) {
+  ThreadCount restore;
+  set_num_threads(2);
+  const Tensor x = big();
+  (void)(x * 2);  // the parent's team exists now
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const bool ok = get_num_threads() == 1 && (zeros({1 << 20}) + x.sum()).sum().item<float>() != 0 &&
+                    where(gt(x, 0), x, zeros({})).numel() == x.numel();
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "the forked child did not finish in 60 s (an OpenMP team in a forked child waits forever)";
+  }
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "the child saw more than one thread, or a wrong result";
+  EXPECT_EQ(get_num_threads(), 2) << "the parent is not a forked child";
 }
 
 TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {

@@ -8,6 +8,7 @@
 #include <kindling/checked.hpp>
 #include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
+#include <kindling/parallel.hpp>
 
 #include "internal.hpp"
 
@@ -84,8 +85,8 @@ Tensor empty(IntArrayRef sizes, TensorOptions options) {
 
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   Tensor t = empty(sizes, options);
-  if (on_device(options))
-    detail::fill(t, 0);
+  if (on_device(options) || t.numel() >= 2 * kParallelGrain)
+    detail::fill(t, 0);  // a device's kernel, or the engine's threads (the rule in parallel.hpp)
   else
     std::memset(t.data_ptr(), 0, t.storage().nbytes());
   return t;

@@ -124,14 +124,32 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
   }
   visit_dtype(t, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    detail::for_each_run<4>(
-        shape, {&out, &condition, &ac, &bc}, [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
-          // Branch-free (detail::select): ReLU's backward is a where on the sign of its output.
-          for (std::int64_t i = 0; i < n; ++i)
-            *reinterpret_cast<T*>(p[0] + i * s[0]) = detail::select(*reinterpret_cast<const bool*>(p[1] + i * s[1]),
-                                                                    *reinterpret_cast<const T*>(p[2] + i * s[2]),
-                                                                    *reinterpret_cast<const T*>(p[3] + i * s[3]));
-        });
+    detail::parallel_for_each_run<4>("where", shape, {&out, &condition, &ac, &bc},
+                                     [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
+                                       // Branch-free (detail::select): ReLU's backward is a where on the sign of its
+                                       // output, with a 0-d zero for `b` (stride 0). Runs of contiguous operands get
+                                       // loops the compiler vectorises.
+                                       constexpr auto st = static_cast<std::int64_t>(sizeof(T));
+                                       T* o = reinterpret_cast<T*>(p[0]);
+                                       const bool* c = reinterpret_cast<const bool*>(p[1]);
+                                       const T* x = reinterpret_cast<const T*>(p[2]);
+                                       const T* y = reinterpret_cast<const T*>(p[3]);
+                                       if (s[0] == st && s[1] == 1 && s[2] == st && s[3] == st) {
+                                         for (std::int64_t i = 0; i < n; ++i) o[i] = detail::select(c[i], x[i], y[i]);
+                                       } else if (s[0] == st && s[1] == 1 && s[2] == st && s[3] == 0) {
+                                         const T yv = *y;
+                                         for (std::int64_t i = 0; i < n; ++i) o[i] = detail::select(c[i], x[i], yv);
+                                       } else if (s[0] == st && s[1] == 1 && s[2] == 0 && s[3] == st) {
+                                         const T xv = *x;
+                                         for (std::int64_t i = 0; i < n; ++i) o[i] = detail::select(c[i], xv, y[i]);
+                                       } else {
+                                         for (std::int64_t i = 0; i < n; ++i)
+                                           *reinterpret_cast<T*>(p[0] + i * s[0]) =
+                                               detail::select(*reinterpret_cast<const bool*>(p[1] + i * s[1]),
+                                                              *reinterpret_cast<const T*>(p[2] + i * s[2]),
+                                                              *reinterpret_cast<const T*>(p[3] + i * s[3]));
+                                       }
+                                     });
   });
   return out;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <numeric>
@@ -217,11 +218,18 @@ void run_loop_2d(const StridedLoop<N>& loop, F&& f) {
            [&](std::array<char*, N> p, std::array<std::int64_t, N>, std::int64_t) { f(p, row, col, rows, cols); });
 }
 
+/// True in a child made by fork() (set by a pthread_atfork handler, tensor.cpp). OpenMP
+/// (libgomp) cannot start a team there once the parent has run one: the child would wait
+/// forever for the parent's threads, which it does not have. Such a child runs every loop on
+/// its own thread.
+inline std::atomic<bool> in_forked_child{false};
+
 /// The threads a parallel kernel may use: OpenMP's limit (OMP_NUM_THREADS, or one
-/// per core), 1 in a build without OpenMP or inside another parallel region.
+/// per core), 1 in a build without OpenMP, inside another parallel region or in a
+/// forked child.
 inline int max_threads() {
 #ifdef _OPENMP
-  return omp_in_parallel() ? 1 : omp_get_max_threads();
+  return omp_in_parallel() || in_forked_child.load(std::memory_order_relaxed) ? 1 : omp_get_max_threads();
 #else
   return 1;
 #endif

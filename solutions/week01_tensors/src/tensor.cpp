@@ -1,5 +1,6 @@
 // Tensor and Storage basics: construction, metadata, as_strided, element writes and copies.
 
+#include <pthread.h>
 #include <sys/mman.h>
 #include <array>
 #include <atomic>
@@ -444,14 +445,15 @@ void fill(const Tensor& t, const Scalar& value) {
   visit_dtype(t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T v = value.to<T>();
-    for_each_run<1>(t.sizes(), {&t}, [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
-      if (s[0] == sizeof(T)) {
-        T* out = reinterpret_cast<T*>(p[0]);
-        std::fill(out, out + n, v);
-      } else {
-        for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
-      }
-    });
+    parallel_for_each_run<1>("fill", t.sizes(), {&t},
+                             [v](std::array<char*, 1> p, std::array<std::int64_t, 1> s, std::int64_t n) {
+                               if (s[0] == sizeof(T)) {
+                                 T* out = reinterpret_cast<T*>(p[0]);
+                                 std::fill(out, out + n, v);
+                               } else {
+                                 for (std::int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+                               }
+                             });
   });
 }
 }  // namespace detail
@@ -645,6 +647,12 @@ std::string to_string(const Tensor& t) {
 }
 
 int get_num_threads() { return detail::max_threads(); }
+
+namespace {
+// A child made by fork() runs every loop on its own thread (detail::in_forked_child).
+[[maybe_unused]] const int g_fork_handler =
+    ::pthread_atfork(nullptr, nullptr, [] { detail::in_forked_child.store(true, std::memory_order_relaxed); });
+}  // namespace
 
 namespace {
 std::atomic<bool> g_deterministic{false}, g_deterministic_warn_only{false};

@@ -3,8 +3,8 @@
 /// The engine's intra-op thread count (torch.get_num_threads / set_num_threads), the rule
 /// that decides how many threads a loop runs on, and a counter that shows it.
 ///
-/// Every parallel loop of the engine (elementwise ops, copies, reductions, row-wise kernels
-/// such as softmax, the convolution's im2col, pooling, the optimizers' updates, matrix
+/// Every parallel loop of the engine (elementwise ops, where, fill, copies, reductions, row-wise
+/// kernels such as softmax, the convolution's im2col, pooling, the optimizers' updates, matrix
 /// products) follows one rule, PyTorch's `at::parallel_for` with its grain of 32768: a loop of
 /// `work` elements runs on min(get_num_threads(), work / kParallelGrain) threads, at least one.
 /// Below two grains it stays on the calling thread; above, no thread gets less than a grain
@@ -30,7 +30,9 @@
 namespace kindling {
 
 /// Threads a parallel kernel may use: OMP_NUM_THREADS when set, else one per core
-/// (1 in a build without OpenMP).
+/// (1 in a build without OpenMP). In a child made by fork() it is 1: OpenMP cannot start a
+/// team of threads in a forked child once the parent has run one (libgomp would wait forever
+/// for threads the child does not have), so such a child runs every loop on its own thread.
 int get_num_threads();
 /// Sets the threads parallel kernels may use from now on (n >= 1; ValueError
 /// otherwise, as torch.set_num_threads raises for 0).
