@@ -68,7 +68,8 @@ void im2col(const T* x, T* cols, const ConvGeometry& g) {
   }
 }
 
-// The adjoint of im2col: adds each column entry back into the pixel it came from.
+// The adjoint of im2col: adds each column entry back into the pixel it came from. `dx` need not
+// be zeroed: each plane is zeroed by the thread that fills it, while it is in that thread's cache.
 template <class T>
 void col2im(const T* cols, T* dx, const ConvGeometry& g) {
   const std::int64_t L = g.L(), NL = g.N * L;
@@ -77,6 +78,7 @@ void col2im(const T* cols, T* dx, const ConvGeometry& g) {
   for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {  // one image plane per iteration: no races
     const std::int64_t n = nc / g.C, c = nc % g.C;
     T* plane = dx + nc * g.H * g.W;
+    std::fill(plane, plane + g.H * g.W, T(0));
     for (std::int64_t ki = 0; ki < g.kh; ++ki)
       for (std::int64_t kj = 0; kj < g.kw; ++kj) {
         const auto [lo, hi] = valid_columns(g, kj);
@@ -97,6 +99,33 @@ Window2d window_of(const ConvGeometry& g) {
   return Window2d{g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW};
 }
 
+// The forward product's (O, N L) result laid out as the (N, O, OH, OW) output, plus the bias
+// when there is one: one pass over (n, o) planes (a copy and an add_ were two, each over the
+// whole output). The same numbers: y + b as add_ computed them, or y itself.
+void output_planes(const Tensor& y, const Tensor& bias, const Tensor& out, const ConvGeometry& g) {
+  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+  nn::detail::visit_float(y.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ys = y.data_ptr<T>();
+    const T* bs = b.defined() ? b.data_ptr<T>() : nullptr;
+    T* o = out.data_ptr<T>();
+    const std::int64_t L = g.L(), NL = g.N * L, planes = g.N * g.O;
+    const int threads = kindling::detail::parallel_threads("conv2d.output", planes * L, planes);
+    KINDLING_OMP_FOR(threads, planes)
+    for (std::int64_t p = 0; p < planes; ++p) {
+      const std::int64_t n = p / g.O, oc = p % g.O;
+      const T* src = ys + oc * NL + n * L;
+      T* dst = o + p * L;
+      if (bs) {
+        const T add = bs[oc];
+        for (std::int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
+      } else {
+        std::copy(src, src + L, dst);
+      }
+    }
+  });
+}
+
 // im2col of a contiguous (N, C, H, W) image, on its device: the (C kh kw, N OH OW) columns.
 Tensor im2col_of(const Tensor& x, const ConvGeometry& g) {
   Tensor cols = kindling::detail::empty_contiguous({g.C * g.kh * g.kw, g.N * g.L()}, x.dtype(), x.device());
@@ -113,14 +142,16 @@ Tensor im2col_of(const Tensor& x, const ConvGeometry& g) {
 // col2im of (C kh kw, N OH OW) columns, on their device: the (N, C, H, W) image each of whose
 // pixels sums the entries that came from it.
 Tensor col2im_of(const Tensor& cols, const ConvGeometry& g) {
-  Tensor image = zeros({g.N, g.C, g.H, g.W}, TensorOptions(cols.dtype()).device(cols.device()));
-  if (!cols.device().is_cpu())  // on a device: its col2im kernel (a gather: no two threads add into one pixel)
+  if (!cols.device().is_cpu()) {  // on a device: its col2im kernel (a gather: no two threads add into one pixel)
+    Tensor image = zeros({g.N, g.C, g.H, g.W}, TensorOptions(cols.dtype()).device(cols.device()));
     device_backend(cols.device().type).col2im(image, cols, window_of(g));
-  else
-    nn::detail::visit_float(cols.dtype(), [&](auto tag) {
-      using T = decltype(tag);
-      col2im(cols.data_ptr<T>(), image.data_ptr<T>(), g);
-    });
+    return image;
+  }
+  Tensor image = kindling::detail::empty_contiguous({g.N, g.C, g.H, g.W}, cols.dtype(), cols.device());
+  nn::detail::visit_float(cols.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    col2im(cols.data_ptr<T>(), image.data_ptr<T>(), g);
+  });
   return image;
 }
 
@@ -171,11 +202,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
     for (std::int64_t grp = 0; grp < g.G; ++grp)
       kindling::detail::gemm(y.narrow(0, grp * og, og), wmat.narrow(0, grp * og, og),
                              cols.narrow(0, grp * g.K(), g.K()), 1, false);
-    if (bias.defined()) y.add_(bias.view({g.O, 1}));
     // A fresh tensor of the final shape (not a view): the node attaches to it.
     out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, dtype, device)
                   : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, dtype, device);
-    kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
+    if (device.is_cpu()) {
+      output_planes(y, bias, out, g);  // (O, N L) -> (N, O, L), plus the bias, in one pass
+    } else {
+      if (bias.defined()) y.add_(bias.view({g.O, 1}));
+      kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
+    }
   }
   nn::detail::record_function(
       "ConvolutionBackward0", out, {input, weight, bias}, {weight, cols},
