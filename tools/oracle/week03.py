@@ -173,6 +173,8 @@ cases["conv_wrong_channels"] = error(lambda: F.conv2d(torch.zeros(2, 4, 8, 8), t
 cases["conv_wrong_rank"] = error(lambda: F.conv2d(torch.zeros(3, 8), torch.zeros(8, 3, 3, 3)))
 cases["conv_kernel_too_big"] = error(lambda: F.conv2d(torch.zeros(1, 3, 2, 2), torch.zeros(8, 3, 3, 3)))
 cases["conv_bad_bias"] = error(lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(8, 3, 3, 3), torch.zeros(7)))
+cases["conv_bias_dtype"] = error(lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(8, 3, 3, 3),
+                                                  torch.zeros(8, dtype=torch.float64)))
 cases["conv_groups_divide"] = error(lambda: nn.Conv2d(3, 4, 3, groups=2))
 cases["conv_out_groups_divide"] = error(lambda: nn.Conv2d(4, 3, 3, groups=2))
 # output sizes: (in, kernel, stride, padding, dilation, ceil_mode) -> out

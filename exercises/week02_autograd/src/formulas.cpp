@@ -306,14 +306,21 @@ Tensor scatter_along(const Tensor& grad, std::int64_t dim, const Tensor& index, 
 // for mat1: the same numbers, in the operand's own layout. W.t()'s gradient then has strides
 // (1, in), the transpose's node hands W a contiguous (out, in) gradient, and .grad adds it
 // without a strided pass. The transposed products are the task's mm_backward too, called on the
-// transposed problem out^T = mat2^T mat1^T, and alpha scales them before the transpose, so the
-// layout survives it. An undefined operand is not saved: its partner's gradient is not wanted.
+// transposed problem out^T = mat2^T mat1^T (with grad^T, a transposed view), and alpha scales them
+// before the transpose, so the layout survives it. An undefined operand is not saved: its
+// partner's gradient is not wanted.
 std::array<Tensor, 2> mm_grads(const Tensor& grad, const Tensor& mat1, const Tensor& mat2, std::uint8_t column_major,
                                double alpha) {
   const auto scaled = [alpha](const Tensor& t) { return !t.defined() || alpha == 1 ? t : t * alpha; };
   const bool col1 = (column_major & 1) != 0, col2 = (column_major & 2) != 0;
-  const std::array<Tensor, 2> r = mm_backward(grad, col2 ? Tensor() : mat1, col1 ? Tensor() : mat2);
-  std::array<Tensor, 2> out{scaled(r[0]), scaled(r[1])};
+  // The task's mm_backward is called only with at least one operand (nn.Linear's x.mm(W.t()) with
+  // an input that needs no gradient has W.t()'s gradient alone to compute, on the transposed side).
+  const Tensor row1 = col2 ? Tensor() : mat1, row2 = col1 ? Tensor() : mat2;
+  std::array<Tensor, 2> out;
+  if (row1.defined() || row2.defined()) {
+    const std::array<Tensor, 2> r = mm_backward(grad, row1, row2);
+    out = {scaled(r[0]), scaled(r[1])};
+  }
   const Tensor mat2_t = col1 && mat2.defined() ? mat2.t() : Tensor();
   const Tensor mat1_t = col2 && mat1.defined() ? mat1.t() : Tensor();
   if (mat2_t.defined() || mat1_t.defined()) {

@@ -238,8 +238,12 @@ TEST(EngineOracle, MmGradientsTakeAColumnMajorOperandsLayout) {
     seen = strides(g);
     return Tensor();
   });
-  addmm(b, oracle_ramp({3, 6}).detach(), w.t()).backward(oracle_gout({3, 4}));
+  const Tensor x = oracle_ramp({3, 6}).detach();
+  addmm(b, x, w.t()).backward(oracle_gout({3, 4}));
   EXPECT_EQ(seen, oracle_json("linear_weight_gradient_strides").get<std::vector<std::int64_t>>());
+  // Only W.t()'s gradient was wanted (x needs none): grad^T x, in W's (out, in) shape.
+  const Tensor expected = oracle_gout({3, 4}).t().contiguous().mm(x);
+  expect_values(w.grad(), {{4, 6}, "float32", expected.to_vector<double>()}, 1e-6, 1e-6);
 }
 
 TEST(EngineErrors, MessagesMatchPyTorch) {

@@ -73,6 +73,20 @@ TEST(week02_mm_backward, GradientsOfBothMatrices) {
   expect_values(r[1], {{3, 4}, "float32", {3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7}});
 }
 
+TEST(week02_mm_backward, OneGradientAtATimeFromAStridedGrad) {
+  // The engine asks only for the gradients it needs, and for a column-major operand it asks on
+  // the transposed product, whose grad is a transposed view.
+  Tensor a = arange(6, kFloat32).reshape({2, 3});
+  Tensor b = arange(12, kFloat32).reshape({3, 4});
+  Tensor g = (arange(8, kFloat32).reshape({4, 2}) - 3).t();  // (2, 4), strides (1, 2)
+  auto only_mat1 = autograd::mm_backward(g, Tensor(), b);
+  EXPECT_FALSE(only_mat1[1].defined());
+  expect_values(only_mat1[0], {{2, 3}, "float32", {10, 10, 10, 16, 32, 48}});
+  auto only_mat2 = autograd::mm_backward(g, a, Tensor());
+  EXPECT_FALSE(only_mat2[0].defined());
+  expect_values(only_mat2[1], {{3, 4}, "float32", {-6, 0, 6, 12, -11, -1, 9, 19, -16, -2, 12, 26}});
+}
+
 TEST(week02_mm_backward, LinearWeightGradientKeepsTheOutInLayout) {
   // y = x W^T with W stored (out, in) = (2, 3), as nn.Linear stores it.
   Tensor x = arange(12, kFloat32).reshape({4, 3});

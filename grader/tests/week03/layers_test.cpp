@@ -139,6 +139,11 @@ TEST(EngineLayers, Conv2dErrors) {
   expect_oracle_error([] { F::conv2d(zeros({3, 8}), zeros({8, 3, 3, 3})); }, "conv_wrong_rank");
   expect_oracle_error([] { F::conv2d(zeros({1, 3, 2, 2}), zeros({8, 3, 3, 3})); }, "conv_kernel_too_big");
   expect_oracle_error([] { F::conv2d(zeros({1, 3, 5, 5}), zeros({8, 3, 3, 3}), zeros({7})); }, "conv_bad_bias");
+  expect_oracle_error(
+      [] {
+        F::conv2d(zeros({1, 3, 5, 5}), zeros({8, 3, 3, 3}), zeros({8}, kFloat64));
+      },
+      "conv_bias_dtype");
   expect_oracle_error([] { nn::Conv2d(3, 4, 3, {.groups = 2}); }, "conv_groups_divide");
   expect_oracle_error([] { nn::Conv2d(4, 3, 3, {.groups = 2}); }, "conv_out_groups_divide");
 }

@@ -179,10 +179,15 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", to_string(ws), ", expected input",
                  to_string(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
                  input.sizes()[batched ? 1 : 0], " channels instead");
-  if (bias.defined())
+  if (bias.defined()) {
     KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", to_string(ws),
                    ", expected bias to be 1-dimensional with ", g.O, " elements, but got bias of size ",
                    to_string(bias.sizes()), " instead");
+    // PyTorch names the types as C++ does ("float", "double").
+    const auto cpp_name = [](ScalarType t) { return t == kFloat64 ? "double" : t == kFloat32 ? "float" : "other"; };
+    KINDLING_CHECK(bias.dtype() == input.dtype(), "Input type (", cpp_name(input.dtype()), ") and bias type (",
+                   cpp_name(bias.dtype()), ") should be the same");
+  }
   const std::int64_t eff_h = g.dh * (g.kh - 1) + 1, eff_w = g.dw * (g.kw - 1) + 1;
   KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
                  g.H + 2 * g.ph, " x ", g.W + 2 * g.pw, "). Kernel size: (", eff_h, " x ", eff_w,

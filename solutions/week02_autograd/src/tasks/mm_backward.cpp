@@ -9,8 +9,11 @@ namespace kindling::autograd {
 /// Gradients of `out = mat1.mm(mat2)` with mat1 (n, k), mat2 (k, m) and grad
 /// (n, m): returns {grad for mat1 (n, k), grad for mat2 (k, m)}. As with
 /// mul_backward, an undefined operand means the gradient that needs it is not
-/// wanted. For nn.Linear's `x.mm(W.t())` the gradient for `W.t()` arrives here
-/// as mat2's; the transpose's own backward then turns it into W's (out, in) shape.
+/// wanted (at least one operand is defined); `grad` may be a strided view.
+/// For an operand stored column-major, such as nn.Linear's `W.t()`, the engine
+/// calls this on the transposed product (out^T = mat2^T mat1^T, with grad^T), as
+/// PyTorch does, so that the gradient comes out in that operand's layout: see the
+/// section "Two formulas" of the week 2 lecture.
 std::array<Tensor, 2> mm_backward(const Tensor& grad, const Tensor& mat1, const Tensor& mat2) {
   // BEGIN SOLUTION week02.mm_backward
   std::array<Tensor, 2> out;
