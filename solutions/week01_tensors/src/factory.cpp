@@ -1,14 +1,12 @@
 // Factories: tensors made from nothing, from ranges, from random numbers and from lists.
 
 #include <cmath>
-#include <cstring>
 #include <random>
 #include <sstream>
 
 #include <kindling/checked.hpp>
 #include <kindling/device_hooks.hpp>
 #include <kindling/factory.hpp>
-#include <kindling/parallel.hpp>
 
 #include "internal.hpp"
 
@@ -85,10 +83,7 @@ Tensor empty(IntArrayRef sizes, TensorOptions options) {
 
 Tensor zeros(IntArrayRef sizes, TensorOptions options) {
   Tensor t = empty(sizes, options);
-  if (on_device(options) || t.numel() >= 2 * kParallelGrain)
-    detail::fill(t, 0);  // a device's kernel, or the engine's threads (the rule in parallel.hpp)
-  else
-    std::memset(t.data_ptr(), 0, t.storage().nbytes());
+  detail::fill(t, 0);  // a device's kernel, or the engine's loop (threads by the rule in parallel.hpp)
   return t;
 }
 
