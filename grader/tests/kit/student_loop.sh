@@ -12,7 +12,8 @@ export KINDLING_LANG=en  # the checks below read the English words, whatever thi
 fail() {
   echo "student_loop: FAILED: $*" >&2
   for f in "$out"/loop-*.out; do
-    [ -f "$f" ] && { echo "---- ${f##*/} (last 40 lines)"; tail -n 40 "$f"; }
+    # A tmux pane ends in blank rows: drop them, so that what the pane showed is what gets printed.
+    [ -f "$f" ] && { echo "---- ${f##*/} (last 40 lines)"; sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$f" | tail -n 40; }
   done >&2
   exit 1
 }
@@ -63,6 +64,8 @@ tmux -L "$sock" kill-server 2> /dev/null || true
 trap 'tmux -L "$sock" kill-server 2> /dev/null || true' EXIT
 tmux -L "$sock" new-session -d -s watch -x 160 -y 50 \
   "cd '$dir' && ./grade watch week01.contiguous_strides week01.is_contiguous; echo WATCH-EXITED; sleep 600"
+# Everything watch prints, in order (the pane shows only its last screen): for the failure report.
+tmux -L "$sock" pipe-pane -t watch -o "cat >> '$out/loop-watch.out'"
 wait_for() {  # wait_for SECONDS PATTERN: until the pane shows PATTERN
   local limit=$1 pattern=$2 i
   for ((i = 0; i < limit * 2; i++)); do
