@@ -22,7 +22,8 @@ trap 'rm -rf "$tmp"' EXIT
 fail() {
   echo "fresh_clone: FAILED: $*" >&2
   for f in "$tmp"/*.out; do
-    [ -f "$f" ] && { echo "---- ${f##*/} (last 40 lines)"; tail -n 40 "$f"; }
+    # (without trailing blank rows: a tmux pane's capture ends in them)
+    [ -f "$f" ] && { echo "---- ${f##*/} (last 40 lines)"; sed -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$f" | tail -n 40; }
   done >&2
   exit 1
 }
