@@ -4,6 +4,7 @@
 // does the same). Sums accumulate in double (floats) or int64 (integers).
 
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <kindling/device_hooks.hpp>
@@ -138,31 +139,56 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
     reduce_run<R, A, T>(p, s, n);
   };
   // The loop walks x in memory order (x.t().sum() reads rows, not columns).
-  if (x.numel() < 2 * kPiece) {
+  if (x.numel() < 2 * detail::kParallelGrain) {
     (void)detail::parallel_threads("reduce", x.numel(), 1);  // one thread (counted as such)
     detail::for_each_run<2>(x.sizes(), {&acc, &x}, inner, 1);
     return;
   }
   const detail::StridedLoop<2> loop = detail::make_loop<2>(x.sizes(), {&acc, &x}, 1);
-  // 1. A kept dim with room for every thread: pieces along it write disjoint outputs,
-  //    and each output is reduced in the same order as on one thread.
+  // Two ways to cut it. Which one is taken depends on the sizes alone, never on the thread
+  // count, so that the result has the same bits for any number of threads (the two add in
+  // different orders).
+  // 1. Along a kept dim: pieces write disjoint outputs, and each output is reduced in the
+  //    same order as on one thread (on one thread it is the plain loop).
+  // 2. A full reduction, or a large one whose kept dims are too short to share out: the
+  //    outermost dim cut into a number of pieces that depends on the size alone, each
+  //    reduced into its own copy of the accumulator (in parallel), the copies combined in
+  //    order.
+  // 1 is taken when a kept dim is at least as long as 2's count of pieces.
+  const std::int64_t pieces = std::min<std::int64_t>(loop.shape[0], x.numel() / kPiece);
   const std::int64_t wanted = std::min<std::int64_t>(detail::max_threads(), x.numel() / detail::kParallelGrain);
-  for (std::size_t d = 0; d < loop.shape.size() && wanted > 1; ++d)
-    if (loop.strides[0][d] != 0 && loop.shape[d] >= wanted) {
-      detail::parallel_pieces("reduce", loop, d,
-                              [&inner](const detail::StridedLoop<2>& piece) { detail::run_loop(piece, inner); });
+  std::size_t first = loop.shape.size(), longest = loop.shape.size();  // kept dims (none: a full reduction)
+  for (std::size_t d = 0; d < loop.shape.size(); ++d) {
+    if (loop.strides[0][d] == 0) continue;
+    if (first == loop.shape.size() && loop.shape[d] >= wanted) first = d;  // room for every thread
+    if (longest == loop.shape.size() || loop.shape[d] > loop.shape[longest]) longest = d;
+  }
+  const bool kept = longest < loop.shape.size();
+  if (pieces <= 1 || (kept && loop.shape[longest] >= pieces)) {
+    if (!kept) {
+      (void)detail::parallel_threads("reduce", x.numel(), 1);
+      detail::run_loop(loop, inner);
       return;
     }
-  // 2. Otherwise (a full reduction, or too few outputs): cut the outermost dim into a
-  //    number of pieces that depends on the size alone, reduce each into its own copy
-  //    of the accumulator (in parallel), and combine the copies in order. The result is
-  //    then the same for any number of threads.
-  const std::int64_t pieces = std::min<std::int64_t>(loop.shape[0], x.numel() / kPiece);
-  const int threads = detail::parallel_threads("reduce", x.numel(), pieces);
-  if (pieces <= 1) {
-    detail::run_loop(loop, inner);
+    // The outermost kept dim with room for every thread, else the longest (a convolution's
+    // bias gradient, its (8, 64 * 26 * 26) output gradient summed along rows: 8 threads at most).
+    const std::size_t d = first < loop.shape.size() ? first : longest;
+    // Threads whose outputs share a cache line fight over it at every write: fine when each
+    // output is written once (every reduced dim inside one run), not when it is written run
+    // after run (8 channels summed over 64 images). Such a loop stays on one thread.
+    bool written_once = loop.strides[0].back() == 0;
+    for (std::size_t k = 0; k + 1 < loop.shape.size(); ++k) written_once = written_once && loop.strides[0][k] != 0;
+    const std::int64_t per_piece = loop.shape[d] / std::min(wanted, loop.shape[d]);
+    if (!written_once && per_piece * std::abs(loop.strides[0][d]) < 64) {
+      (void)detail::parallel_threads("reduce", x.numel(), 1);
+      detail::run_loop(loop, inner);
+      return;
+    }
+    detail::parallel_pieces("reduce", loop, d,
+                            [&inner](const detail::StridedLoop<2>& piece) { detail::run_loop(piece, inner); });
     return;
   }
+  const int threads = detail::parallel_threads("reduce", x.numel(), pieces);
   std::vector<Tensor> partial(static_cast<std::size_t>(pieces));
   for (auto& t : partial) t = acc.clone();
   char* const acc_base = static_cast<char*>(acc.data_ptr());

@@ -88,6 +88,15 @@ TEST(EngineParallel, ReductionsAreTheSameForAnyThreadCount) {
                                log_softmax(x, 1),
                                prod(x * 1e-3 + 1)};
   });
+  // In double, two orders of additions rarely round alike (a float sum is added up in double,
+  // which hides them, and so would floats turned into doubles): along dim 0 each column is added
+  // row after row, whether the columns are shared among threads or not; a dim too short to share
+  // out (3 columns) cuts the rows into pieces fixed by the size.
+  Generator g(4);
+  const Tensor xd = randn({1029, 1029}, TensorOptions().dtype(kFloat64), &g), narrow = xd.reshape({-1, 3});
+  expect_same_for_any_thread_count([&] {
+    return std::vector<Tensor>{xd.sum(), xd.sum({0}), xd.t().sum({1}), xd.sum({1}), narrow.sum({0}), narrow.sum({1})};
+  });
 }
 
 TEST(EngineParallel, ReductionsAgreeWithAPlainLoop) {
@@ -355,9 +364,19 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)softmax(ones({8, 100}), 1); }), "rowwise", 800), 1);
   // A full reduction: pieces fixed by the size (one per 2^18 elements), threads by the rule.
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1 << 20}).sum(); }), "reduce", 1 << 20), 4);
-  // Along a kept dim of 1024 rows: pieces of rows, 16 threads (32 grains).
+  // Along a kept dim of 1024 rows: pieces of rows, 16 threads (32 grains); 512 rows: 8 grains.
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1024, 1024}).sum({1}); }), "reduce", 1 << 20), 16);
-  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({512, 512}).sum({1}); }), "reduce", 1 << 18), 1);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({512, 512}).sum({1}); }), "reduce", 1 << 18), 8);
+  // A convolution's bias gradient (batch 64, 8 channels of 26 x 26): 10 grains, 8 channels to
+  // share when each channel's sum is written once, at the end of its row; summed over the
+  // (N, C, H, W) gradient, the 8 sums (one cache line) would be written by every thread after
+  // every image, so that loop stays on one thread.
+  const Tensor rows = ones({8, 64 * 26 * 26}), nchw = ones({64, 8, 26, 26});
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)rows.sum({1}); }), "reduce", 64 * 8 * 26 * 26), 8);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)nchw.sum({0, 2, 3}); }), "reduce", 64 * 8 * 26 * 26), 1);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({64, 256, 26}).sum({0, 2}); }), "reduce", 64 * 256 * 26), 13);
+  // Three columns of 2^19 rows: too few to share among the 6 pieces of 2^18 elements, so rows are cut.
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1 << 19, 3}).sum({0}); }), "reduce", 3 << 19), 6);
   // A product counts multiply-adds, 65536 per thread, at most one thread per 32 output columns:
   // Linear(784, 256) at batch 64 (12.8 million) may use 8 (256 / 32); 16 x 16 x 16 one.
   const Tensor a = ones({64, 784}), b = ones({784, 256});

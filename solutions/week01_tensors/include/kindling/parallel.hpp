@@ -18,7 +18,9 @@
 /// larger team.
 ///
 /// Results do not depend on the thread count: each output element is computed by one thread
-/// in the same order, and a full reduction is cut into pieces fixed by the size alone. The one
+/// in the same order, and a full reduction is cut into pieces fixed by the size alone (whether
+/// a reduction along some dims shares out its outputs or is cut into such pieces depends on its
+/// sizes alone too). The one
 /// exception is a matrix product's last bits: each thread computes a block of the output with
 /// Eigen, whose blocking (and so its order of additions) follows the block's shape, as a BLAS
 /// library's does for PyTorch.
