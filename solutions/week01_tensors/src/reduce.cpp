@@ -163,13 +163,13 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
     if (first == loop.shape.size() && loop.shape[d] >= wanted) first = d;  // room for every thread
     if (longest == loop.shape.size() || loop.shape[d] > loop.shape[longest]) longest = d;
   }
+  const auto on_one_thread = [&] {
+    (void)detail::parallel_threads("reduce", x.numel(), 1);  // counted as such
+    detail::run_loop(loop, inner);
+  };
   const bool kept = longest < loop.shape.size();
   if (pieces <= 1 || (kept && loop.shape[longest] >= pieces)) {
-    if (!kept) {
-      (void)detail::parallel_threads("reduce", x.numel(), 1);
-      detail::run_loop(loop, inner);
-      return;
-    }
+    if (!kept) return on_one_thread();
     // The outermost kept dim with room for every thread, else the longest (a convolution's
     // bias gradient, its (8, 64 * 26 * 26) output gradient summed along rows: 8 threads at most).
     const std::size_t d = first < loop.shape.size() ? first : longest;
@@ -179,11 +179,7 @@ void reduce_kernel(const Tensor& acc, const Tensor& x) {
     bool written_once = loop.strides[0].back() == 0;
     for (std::size_t k = 0; k + 1 < loop.shape.size(); ++k) written_once = written_once && loop.strides[0][k] != 0;
     const std::int64_t per_piece = loop.shape[d] / std::min(wanted, loop.shape[d]);
-    if (!written_once && per_piece * std::abs(loop.strides[0][d]) < 64) {
-      (void)detail::parallel_threads("reduce", x.numel(), 1);
-      detail::run_loop(loop, inner);
-      return;
-    }
+    if (!written_once && per_piece * std::abs(loop.strides[0][d]) < 64) return on_one_thread();
     detail::parallel_pieces("reduce", loop, d,
                             [&inner](const detail::StridedLoop<2>& piece) { detail::run_loop(piece, inner); });
     return;
