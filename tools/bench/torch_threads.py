@@ -18,6 +18,8 @@ As a command (no torch needed for "check"):
 
     torch_threads.py info                      JSON: torch version, interpreter, torch's default
                                                thread counts, BLAS, cores
+    torch_threads.py coretype                  the OPENBLAS_CORETYPE to set before torch loads, or
+                                               nothing (see openblas_coretype below)
     torch_threads.py check N TORCH_JSON [KINDLING_JSON]
                                                exits 1 with a message unless the PyTorch run's
                                                "_config" reports N threads (and N BLAS threads when
@@ -101,8 +103,14 @@ def blas_info():
             lib.openblas_get_config.restype = ctypes.c_char_p
             info["openblas_config"] = lib.openblas_get_config().decode(errors="replace").strip()
         info["openblas_threads"] = lib.openblas_get_num_threads()
+        if hasattr(lib, "openblas_get_corename"):
+            lib.openblas_get_corename.restype = ctypes.c_char_p
+            info["openblas_core"] = lib.openblas_get_corename().decode(errors="replace").strip()
+        info["openblas_coretype_env"] = os.environ.get("OPENBLAS_CORETYPE")
     if lib is not None:
         info["summary"] = f"OpenBLAS ({info.get('openblas_config', path)})"
+        if info["openblas_coretype_env"]:
+            info["summary"] += f", OPENBLAS_CORETYPE={info['openblas_coretype_env']}"
     elif info["config_mentions_mkl"]:
         info["summary"] = "MKL"
     else:
@@ -110,6 +118,45 @@ def blas_info():
     info["summary"] += (f"; torch.__config__.show() BLAS_INFO={info['blas_info']}, "
                         f"mentions OpenBLAS: {'yes' if info['config_mentions_openblas'] else 'no'}")
     return info
+
+
+# OpenBLAS's kernel sets (DYNAMIC_ARCH core names) for x86-64, by the vector instructions they
+# use: a core of a lower rank than the CPU's flags allow is a fallback.
+_CORE_RANK = {"prescott": 0, "core2": 0, "penryn": 0, "dunnington": 0, "nehalem": 0, "atom": 0,
+              "opteron": 0, "opteron_sse3": 0, "barcelona": 0, "bobcat": 0, "sandybridge": 1,
+              "bulldozer": 1, "piledriver": 1, "steamroller": 1, "excavator": 2, "haswell": 2,
+              "zen": 2, "skylakex": 3, "cooperlake": 4, "sapphirerapids": 5}
+
+
+def _cpu_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def openblas_coretype(core, flags):
+    """The OPENBLAS_CORETYPE for a CPU with these /proc/cpuinfo flags when OpenBLAS chose `core`,
+    a set of lower rank than the flags allow, else None. An OpenBLAS older than the CPU falls back
+    to its SSE3 "Prescott" kernels: Debian 12's 0.3.21 does so on a Xeon of family 6, model 207,
+    where a 1024^2 torch.mm at 1 thread ran at 30-37 GFLOP/s, and at 144-220 with its AVX-512
+    kernels. Comparing with such a PyTorch would flatter Kindling, whose build uses the CPU's
+    widest vectors."""
+    if not core or core.lower() not in _CORE_RANK:
+        return None  # not x86-64, or a core this table does not know: leave OpenBLAS's choice
+    if {"avx512f", "avx512dq", "avx512vl", "avx512bw"} <= flags:
+        best = "Cooperlake" if "avx512_bf16" in flags else "SkylakeX"
+    elif {"avx2", "fma"} <= flags:
+        best = "Haswell"
+    elif "avx" in flags:
+        best = "Sandybridge"
+    else:
+        return None
+    return best if _CORE_RANK[core.lower()] < _CORE_RANK[best.lower()] else None
 
 
 def setup(argv=None):
@@ -175,6 +222,13 @@ def main():
     if len(sys.argv) >= 2 and sys.argv[1] == "info":
         json.dump(info(), sys.stdout, indent=1)
         print()
+    elif len(sys.argv) == 2 and sys.argv[1] == "coretype":
+        core = blas_info().get("openblas_core")
+        suggested = openblas_coretype(core, _cpu_flags()) if not os.environ.get("OPENBLAS_CORETYPE") else None
+        if suggested:
+            print(suggested)
+            print(f"torch_threads: OpenBLAS chose its {core} kernels on this CPU, whose flags allow "
+                  f"{suggested}", file=sys.stderr)
     elif len(sys.argv) in (4, 5) and sys.argv[1] == "check":
         problems = check(_positive(sys.argv[2], "N"), *sys.argv[3:])
         for p in problems:
