@@ -3,6 +3,7 @@
 // loop. (Timings live in the benchmarks, never here.)
 
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,6 +219,32 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
       }
     }
   }
+}
+
+// A product cut for two threads packs its operands on each of them. Eigen allocated those buffers
+// and freed them on every call, and on the worker thread glibc handed the pages back each time: a
+// Linear 784->256 forward at batch 64 took 90 page faults per call there (and twice the time).
+// Each thread now keeps its buffers, so repeated products take no new pages.
+TEST(EngineParallel, ProductsOnWorkerThreadsKeepTheirPackingBuffers) {
+  ThreadCount restore;
+  set_num_threads(2);
+  Generator g(6);
+  const Tensor x = randn({64, 784}, TensorOptions(), &g), w = randn({256, 784}, TensorOptions(), &g);
+  const Tensor gy = randn({64, 256}, TensorOptions(), &g);
+  const auto products = [&] {
+    (void)mm(x, w.t());   // the forward: a 1 x 2 grid of 64 x 128 blocks, k = 784
+    (void)mm(gy.t(), x);  // the weight gradient
+    (void)mm(x.t(), gy);  // and its transpose
+  };
+  for (int i = 0; i < 5; ++i) products();
+  const auto minor_faults = [] {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_minflt;
+  };
+  const long before = minor_faults();
+  for (int i = 0; i < 100; ++i) products();
+  EXPECT_LT(minor_faults() - before, 100) << "page faults over 100 rounds of three products at 2 threads";
 }
 
 namespace {

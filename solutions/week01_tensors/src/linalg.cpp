@@ -1,13 +1,16 @@
 // Matrix products. Floating GEMM goes through Eigen's blocked, packed kernels, single-threaded,
-// on a grid of output blocks that the engine's threads share (eigen_gemm), or on slices of a long
-// inner dimension (split_k_gemm); operands that are row- or column-major with a leading dimension
-// are mapped in place, anything else is made contiguous first.
+// on a grid of output blocks that the engine's threads share (parallel_gemm), or on slices of a long
+// inner dimension (split_k_gemm), each thread packing into buffers it keeps (Packing); operands that are row- or
+// column-major with a leading dimension are mapped in place, anything else is made contiguous first.
 
 // Eigen never starts threads of its own: the engine cuts each product for its threads.
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
+#include <array>
+#include <cstddef>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include <kindling/device_hooks.hpp>
@@ -21,13 +24,6 @@
 
 namespace kindling {
 namespace {
-
-template <class T, int Order>
-using MatMap =
-    Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Order>, Eigen::Unaligned, Eigen::OuterStride<>>;
-template <class T>
-using OutMap = Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>, Eigen::Unaligned,
-                          Eigen::OuterStride<>>;
 
 // How a 2-d operand sits in memory: row-major or column-major with a leading dimension.
 struct Layout {
@@ -43,6 +39,126 @@ Layout layout_of(const Tensor& m) {
   if ((s0 == 1 || r == 1) && s1 >= std::max<std::int64_t>(r, 1)) return {m, false, s1};
   Tensor cont = m.contiguous();
   return {cont, true, std::max<std::int64_t>(c, 1)};
+}
+
+// A matrix in memory: element (i, j) at p[i * ld + j] when row-major, else at p[i + j * ld].
+template <class T>
+struct Operand {
+  const T* p;
+  std::int64_t ld;
+  bool row_major;
+  // The operand whose (0, 0) is this one's (i, j).
+  Operand from(std::int64_t i, std::int64_t j) const {
+    return {p + (row_major ? i * ld + j : i + j * ld), ld, row_major};
+  }
+};
+
+// The buffers Eigen packs panels of the operands into. Eigen's product allocates them and frees them
+// on every call; on a worker thread glibc serves a block of a few hundred KB from mmap or from the
+// thread's own arena and gives the pages back when it is freed, so every product on a worker took
+// its page faults again: a 64 x 784 x 256 product (Linear 784->256's forward at batch 64) cut in
+// two took 90 faults per call, and 330 instead of 160 us at 2 threads. Each thread keeps its two
+// buffers instead, grown as needed, up to kKeptPacking bytes each (a larger one, for a product whose
+// arithmetic dwarfs the allocation, is the product's own and freed after it).
+constexpr std::size_t kKeptPacking = std::size_t{4} << 20;
+
+struct AlignedFree {
+  void operator()(void* p) const { Eigen::internal::aligned_free(p); }
+};
+template <class T>
+using AlignedBuffer = std::unique_ptr<T[], AlignedFree>;
+
+template <class T>
+AlignedBuffer<T> aligned_buffer(std::size_t n) {
+  return AlignedBuffer<T>(static_cast<T*>(Eigen::internal::aligned_malloc(std::max<std::size_t>(n, 1) * sizeof(T))));
+}
+
+// Eigen's blocking (panel sizes and packing buffers) for one product, as Eigen's own
+// gemm_blocking_space computes it for a single-threaded product, with the buffers above.
+template <class T>
+class Packing final : public Eigen::internal::level3_blocking<T, T> {
+ public:
+  // rows x cols of a column-major result over `depth` (Eigen computes a row-major result as the
+  // column-major transpose).
+  Packing(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+    auto [kc, mc, nc] = sizes(rows, cols, depth);
+    this->m_kc = kc;
+    this->m_mc = mc;
+    this->m_nc = nc;
+    this->m_blockA = buffer(0, static_cast<std::size_t>(kc * mc), own_a_);
+    this->m_blockB = buffer(1, static_cast<std::size_t>(kc * nc), own_b_);
+  }
+
+  // Whether Eigen would put both buffers on its stack (no allocation to save).
+  static bool on_stack(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+    auto [kc, mc, nc] = sizes(rows, cols, depth);
+    return std::max(kc * mc, kc * nc) * static_cast<Eigen::Index>(sizeof(T)) <= EIGEN_STACK_ALLOCATION_LIMIT;
+  }
+
+ private:
+  static std::array<Eigen::Index, 3> sizes(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+    Eigen::Index kc = depth, mc = rows, nc = cols;
+    Eigen::internal::computeProductBlockingSizes<T, T, 1>(kc, mc, nc, Eigen::Index{1});
+    return {kc, mc, nc};
+  }
+  static T* buffer(int which, std::size_t n, AlignedBuffer<T>& own) {
+    if (n * sizeof(T) > kKeptPacking) {
+      own = aligned_buffer<T>(n);
+      return own.get();
+    }
+    thread_local AlignedBuffer<T> kept[2];
+    thread_local std::size_t kept_size[2] = {0, 0};
+    if (kept_size[which] < n) {
+      kept[which] = aligned_buffer<T>(n);
+      kept_size[which] = n;
+    }
+    return kept[which].get();
+  }
+  AlignedBuffer<T> own_a_, own_b_;
+};
+
+// out (n x m, row-major, leading dimension ldo) = alpha * a @ b (+ out when accumulating), one
+// thread. A product whose packing buffers need the heap runs Eigen's blocked kernel
+// (general_matrix_matrix_product) on the buffers above, with the panel sizes Eigen would choose, so
+// the bits are Eigen's; any other goes through Eigen's expression, `noalias() = alpha * (a * b)`
+// (gemv for a matrix-vector product, a coefficient loop below Eigen's threshold, or the same kernel
+// with its buffers on the stack).
+template <class T, int LhsOrder, int RhsOrder>
+void block_product(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+                   T alpha, bool accumulate) {
+  using Eigen::Dynamic, Eigen::OuterStride;
+  using Lhs = Eigen::Map<const Eigen::Matrix<T, Dynamic, Dynamic, LhsOrder>, Eigen::Unaligned, OuterStride<>>;
+  using Rhs = Eigen::Map<const Eigen::Matrix<T, Dynamic, Dynamic, RhsOrder>, Eigen::Unaligned, OuterStride<>>;
+  using Out = Eigen::Map<Eigen::Matrix<T, Dynamic, Dynamic, Eigen::RowMajor>, Eigen::Unaligned, OuterStride<>>;
+  Out c(out, n, m, OuterStride<>(ldo));
+  if (n == 1 || m == 1 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD || Packing<T>::on_stack(m, n, k)) {
+    const Lhs as(a.p, n, k, OuterStride<>(a.ld));
+    const Rhs bs(b.p, k, m, OuterStride<>(b.ld));
+    if (accumulate)
+      c.noalias() += alpha * (as * bs);
+    else
+      c.noalias() = alpha * (as * bs);
+    return;
+  }
+  if (!accumulate) c.setZero();
+  if (k == 0) return;
+  Packing<T> blocking(m, n, k);
+  Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, LhsOrder, false, T, RhsOrder, false, Eigen::RowMajor,
+                                                 1>::run(n, m, k, a.p, a.ld, b.p, b.ld, out, 1, ldo, alpha, blocking);
+}
+
+template <class T>
+void block_product(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+                   T alpha, bool accumulate) {
+  using Eigen::ColMajor, Eigen::RowMajor;
+  if (a.row_major && b.row_major)
+    block_product<T, RowMajor, RowMajor>(out, ldo, a, b, n, m, k, alpha, accumulate);
+  else if (a.row_major)
+    block_product<T, RowMajor, ColMajor>(out, ldo, a, b, n, m, k, alpha, accumulate);
+  else if (b.row_major)
+    block_product<T, ColMajor, RowMajor>(out, ldo, a, b, n, m, k, alpha, accumulate);
+  else
+    block_product<T, ColMajor, ColMajor>(out, ldo, a, b, n, m, k, alpha, accumulate);
 }
 
 // The grid a product of n x m outputs is cut into for `threads` threads: rows x cols blocks,
@@ -85,10 +201,10 @@ constexpr std::int64_t kSplitKMin = 4096, kSplitKLength = 1024, kSplitKPieces = 
 
 std::int64_t split_k_pieces(std::int64_t k) { return std::min(kSplitKPieces, (k + kSplitKLength - 1) / kSplitKLength); }
 
-template <class T, class A, class B>
-void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha, bool accumulate) {
+template <class T>
+void split_k_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+                  T alpha, bool accumulate) {
   using Partial = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  const std::int64_t k = a.cols();
   const std::int64_t pieces = split_k_pieces(k);
   const std::int64_t length = (k + pieces - 1) / pieces;
   std::vector<Partial> partial;  // allocated before the region: an exception inside it would terminate
@@ -99,26 +215,21 @@ void split_k_gemm(OutMap<T>& c, const A& a, const B& b, std::int64_t n, std::int
     for (std::int64_t p = lo; p < hi; ++p) {
       // Never empty: (pieces - 1) * length < k, as (pieces - 1)^2 < kSplitKMin.
       const std::int64_t k0 = p * length, len = std::min(length, k - k0);
-      partial[static_cast<std::size_t>(p)].noalias() = a.middleCols(k0, len) * b.middleRows(k0, len);
+      block_product(partial[static_cast<std::size_t>(p)].data(), m, a.from(0, k0), b.from(k0, 0), n, m, len, T{1},
+                    false);
     }
   });
   for (std::size_t p = 1; p < partial.size(); ++p) partial[0] += partial[p];
+  Eigen::Map<Partial, Eigen::Unaligned, Eigen::OuterStride<>> c(out, n, m, Eigen::OuterStride<>(ldo));
   if (accumulate)
     c += alpha * partial[0];
   else
     c = alpha * partial[0];
 }
 
-template <class T, class A, class B>
-void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n, std::int64_t m, T alpha,
-                bool accumulate) {
-  OutMap<T> c(out, n, m, Eigen::OuterStride<>(ldo));
-  const auto run = [&](auto&& cs, const auto& as, const auto& bs) {
-    if (accumulate)
-      cs.noalias() += alpha * (as * bs);
-    else
-      cs.noalias() = alpha * (as * bs);
-  };
+template <class T>
+void parallel_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+                   T alpha, bool accumulate) {
   // A product is cut into a grid of output blocks, one whole single-threaded Eigen product per
   // thread (product_grid), and the blocks run in one region of OpenMP's whole team, as every
   // loop of the engine does (loop.hpp, KINDLING_OMP_FOR). Eigen's own threading is off
@@ -129,16 +240,15 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
   // with 16 threads on 2 cores they brought a 512^2 product to 2.8 GFLOP/s (cut: 122).
   // The thread count follows the engine's one rule: a grain of kMatmulGrain multiply-adds per
   // thread, and at most one thread per 32 output columns or rows.
-  const std::int64_t k = a.cols();
   // The k cut when it gives more pieces than the grid could (and enough work for two threads).
   if (k >= kSplitKMin && k >= 8 * std::max(n, m) && n * m <= kSplitKMaxOutputs &&
       split_k_pieces(k) > std::max(n, m) / 32 && n * m * k >= 2 * detail::kMatmulGrain) {
-    split_k_gemm(c, a, b, n, m, alpha, accumulate);
+    split_k_gemm(out, ldo, a, b, n, m, k, alpha, accumulate);
     return;
   }
   const int threads = detail::parallel_threads("matmul", n * m * k, std::max(n, m) / 32, detail::kMatmulGrain);
   if (threads <= 1) {
-    run(c, a, b);
+    block_product(out, ldo, a, b, n, m, k, alpha, accumulate);
     return;
   }
   const Grid grid = product_grid(n, m, threads);
@@ -151,8 +261,7 @@ void eigen_gemm(T* out, std::int64_t ldo, const A& a, const B& b, std::int64_t n
       const std::int64_t br = block / grid.cols, bc = block % grid.cols;
       const std::int64_t r0 = cut(n, grid.rows, br), r1 = cut(n, grid.rows, br + 1);
       const std::int64_t c0 = cut(m, grid.cols, bc), c1 = cut(m, grid.cols, bc + 1);
-      auto cs = c.block(r0, c0, r1 - r0, c1 - c0);
-      run(cs, a.middleRows(r0, r1 - r0), b.middleCols(c0, c1 - c0));
+      block_product(out + r0 * ldo + c0, ldo, a.from(r0, 0), b.from(0, c0), r1 - r0, c1 - c0, k, alpha, accumulate);
     }
   });
 }
@@ -161,23 +270,9 @@ template <class T>
 void gemm_float(const Tensor& out, const Tensor& a_in, const Tensor& b_in, T alpha, bool accumulate) {
   const std::int64_t n = a_in.sizes()[0], k = a_in.sizes()[1], m = b_in.sizes()[1];
   const Layout a = layout_of(a_in), b = layout_of(b_in);
-  const T* pa = static_cast<const T*>(a.t.data_ptr());
-  const T* pb = static_cast<const T*>(b.t.data_ptr());
-  T* po = static_cast<T*>(out.data_ptr());
-  const std::int64_t ldo = out.strides()[0];
-  using Eigen::ColMajor, Eigen::RowMajor, Eigen::OuterStride;
-  if (a.row_major && b.row_major)
-    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)),
-               MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
-  else if (a.row_major)
-    eigen_gemm(po, ldo, MatMap<T, RowMajor>(pa, n, k, OuterStride<>(a.ld)),
-               MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
-  else if (b.row_major)
-    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)),
-               MatMap<T, RowMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
-  else
-    eigen_gemm(po, ldo, MatMap<T, ColMajor>(pa, n, k, OuterStride<>(a.ld)),
-               MatMap<T, ColMajor>(pb, k, m, OuterStride<>(b.ld)), n, m, alpha, accumulate);
+  parallel_gemm(static_cast<T*>(out.data_ptr()), out.strides()[0],
+                Operand<T>{static_cast<const T*>(a.t.data_ptr()), a.ld, a.row_major},
+                Operand<T>{static_cast<const T*>(b.t.data_ptr()), b.ld, b.row_major}, n, m, k, alpha, accumulate);
 }
 
 // Integer matrices: a plain i-k-j loop (PyTorch supports them on the CPU too).
