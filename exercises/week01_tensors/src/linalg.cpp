@@ -7,7 +7,6 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
-#include <array>
 #include <cstddef>
 #include <limits>
 #include <memory>
@@ -73,34 +72,37 @@ AlignedBuffer<T> aligned_buffer(std::size_t n) {
   return AlignedBuffer<T>(static_cast<T*>(Eigen::internal::aligned_malloc(std::max<std::size_t>(n, 1) * sizeof(T))));
 }
 
-// Eigen's blocking (panel sizes and packing buffers) for one product, as Eigen's own
-// gemm_blocking_space computes it for a single-threaded product, with the buffers above.
+// Eigen's panel sizes for one product: kc along the inner dimension, mc and nc along the rows and
+// columns of a column-major result (Eigen computes a row-major result as the column-major
+// transpose), as Eigen's own gemm_blocking_space computes them for a single-threaded product.
+struct PanelSizes {
+  Eigen::Index kc, mc, nc;
+};
+template <class T>
+PanelSizes panel_sizes(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
+  PanelSizes s{depth, rows, cols};
+  Eigen::internal::computeProductBlockingSizes<T, T, 1>(s.kc, s.mc, s.nc, Eigen::Index{1});
+  return s;
+}
+// Whether Eigen puts both packing buffers on its stack (then there is no allocation to save).
+template <class T>
+bool packs_on_stack(const PanelSizes& s) {
+  return std::max(s.kc * s.mc, s.kc * s.nc) * static_cast<Eigen::Index>(sizeof(T)) <= EIGEN_STACK_ALLOCATION_LIMIT;
+}
+
+// Eigen's blocking for one product with the buffers above.
 template <class T>
 class Packing final : public Eigen::internal::level3_blocking<T, T> {
  public:
-  // rows x cols of a column-major result over `depth` (Eigen computes a row-major result as the
-  // column-major transpose).
-  Packing(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
-    auto [kc, mc, nc] = sizes(rows, cols, depth);
-    this->m_kc = kc;
-    this->m_mc = mc;
-    this->m_nc = nc;
-    this->m_blockA = buffer(0, static_cast<std::size_t>(kc * mc), own_a_);
-    this->m_blockB = buffer(1, static_cast<std::size_t>(kc * nc), own_b_);
-  }
-
-  // Whether Eigen would put both buffers on its stack (no allocation to save).
-  static bool on_stack(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
-    auto [kc, mc, nc] = sizes(rows, cols, depth);
-    return std::max(kc * mc, kc * nc) * static_cast<Eigen::Index>(sizeof(T)) <= EIGEN_STACK_ALLOCATION_LIMIT;
+  explicit Packing(const PanelSizes& s) {
+    this->m_kc = s.kc;
+    this->m_mc = s.mc;
+    this->m_nc = s.nc;
+    this->m_blockA = buffer(0, static_cast<std::size_t>(s.kc * s.mc), own_a_);
+    this->m_blockB = buffer(1, static_cast<std::size_t>(s.kc * s.nc), own_b_);
   }
 
  private:
-  static std::array<Eigen::Index, 3> sizes(std::int64_t rows, std::int64_t cols, std::int64_t depth) {
-    Eigen::Index kc = depth, mc = rows, nc = cols;
-    Eigen::internal::computeProductBlockingSizes<T, T, 1>(kc, mc, nc, Eigen::Index{1});
-    return {kc, mc, nc};
-  }
   static T* buffer(int which, std::size_t n, AlignedBuffer<T>& own) {
     if (n * sizeof(T) > kKeptPacking) {
       own = aligned_buffer<T>(n);
@@ -131,18 +133,21 @@ void block_product(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::in
   using Rhs = Eigen::Map<const Eigen::Matrix<T, Dynamic, Dynamic, RhsOrder>, Eigen::Unaligned, OuterStride<>>;
   using Out = Eigen::Map<Eigen::Matrix<T, Dynamic, Dynamic, Eigen::RowMajor>, Eigen::Unaligned, OuterStride<>>;
   Out c(out, n, m, OuterStride<>(ldo));
-  if (n == 1 || m == 1 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD || Packing<T>::on_stack(m, n, k)) {
+  const auto expression = [&] {
     const Lhs as(a.p, n, k, OuterStride<>(a.ld));
     const Rhs bs(b.p, k, m, OuterStride<>(b.ld));
     if (accumulate)
       c.noalias() += alpha * (as * bs);
     else
       c.noalias() = alpha * (as * bs);
-    return;
-  }
+  };
+  // An empty product never reaches the blocking sizes (Eigen's divide by k), as in Eigen's own.
+  if (n == 0 || m == 0 || k == 0 || n == 1 || m == 1 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD)
+    return expression();
+  const PanelSizes sizes = panel_sizes<T>(m, n, k);
+  if (packs_on_stack<T>(sizes)) return expression();
   if (!accumulate) c.setZero();
-  if (k == 0) return;
-  Packing<T> blocking(m, n, k);
+  Packing<T> blocking(sizes);
   Eigen::internal::general_matrix_matrix_product<Eigen::Index, T, LhsOrder, false, T, RhsOrder, false, Eigen::RowMajor,
                                                  1>::run(n, m, k, a.p, a.ld, b.p, b.ld, out, 1, ldo, alpha, blocking);
 }

@@ -247,6 +247,23 @@ TEST(EngineParallel, ProductsOnWorkerThreadsKeepTheirPackingBuffers) {
   EXPECT_LT(minor_faults() - before, 100) << "page faults over 100 rounds of three products at 2 threads";
 }
 
+// An empty product (an inner dimension of 0: a convolution's weight gradient over an empty batch)
+// must not reach Eigen's panel sizes, which divide by that dimension (SIGFPE). Its result is zeros.
+TEST(EngineParallel, EmptyProductsGiveZerosOnAnyThreadCount) {
+  ThreadCount restore;
+  for (int threads : {1, 2}) {
+    set_num_threads(threads);
+    Generator g(7);
+    const Tensor x = randn({0, 16, 10, 10}, TensorOptions(), &g).requires_grad_();
+    const Tensor w = randn({64, 16, 3, 3}, TensorOptions(), &g).requires_grad_();
+    const Tensor y = nn::functional::conv2d(x, w);
+    EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{0, 64, 8, 8}));
+    y.sum().backward();
+    ASSERT_TRUE(w.grad().defined());
+    EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f) << threads << " thread(s)";
+  }
+}
+
 namespace {
 // The decisions of the loops that `f` runs, with `threads` threads allowed.
 std::vector<ParallelUse> uses_of(int threads, const std::function<void()>& f) {
