@@ -93,14 +93,23 @@ void binary_loop(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
       });
 }
 
+// o[i] = f(v[i]) over one contiguous run. A function of its own, with the run's
+// pointers as arguments: written inline in unary_loop's lambda, GCC 12 left some
+// instances scalar (a comparison with a value, ReLU's backward mask: one vcomiss and
+// one seta per element, 0.7-0.9 ns against about 0.1 here). The output is always a
+// fresh tensor, so it never overlaps the input.
+template <class Out, class In, class F>
+[[gnu::noinline]] void map_run(Out* __restrict o, const In* __restrict v, std::int64_t n, F f) {
+  for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
+}
+
+// out = f(x) elementwise; `out` is a fresh contiguous tensor (never x itself).
 template <class Out, class In, class F>
 void unary_loop(const Tensor& out, const Tensor& x, F f) {
   detail::parallel_for_each_run<2>("elementwise", out.sizes(), {&out, &x},
                                    [&f](std::array<char*, 2> p, std::array<std::int64_t, 2> s, std::int64_t n) {
                                      if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
-                                       Out* o = reinterpret_cast<Out*>(p[0]);
-                                       const In* v = reinterpret_cast<const In*>(p[1]);
-                                       for (std::int64_t i = 0; i < n; ++i) o[i] = f(v[i]);
+                                       map_run(reinterpret_cast<Out*>(p[0]), reinterpret_cast<const In*>(p[1]), n, f);
                                      } else {
                                        for (std::int64_t i = 0; i < n; ++i)
                                          *reinterpret_cast<Out*>(p[0] + i * s[0]) =
