@@ -138,6 +138,15 @@ conv_configs = {
                                  dilation=(2, 1), groups=1),
     "conv_groups": dict(x=(1, 4, 5, 5), w=(6, 2, 2, 2), bias=False, stride=1, padding=0, dilation=1, groups=2),
     "conv_unbatched": dict(x=(3, 5, 5), w=(2, 3, 3, 3), bias=True, stride=2, padding=1, dilation=1, groups=1),
+    # Stride 1 with output rows as wide as the input's (the CPU copies whole rows at once): dilated,
+    # a wide window, padding taller than the window (rows of zeros), and a batch of 9 images.
+    "conv_same_dilated": dict(x=(3, 2, 7, 9), w=(4, 2, 3, 3), bias=True, stride=1, padding=2, dilation=2, groups=1),
+    "conv_same_wide": dict(x=(2, 3, 6, 7), w=(5, 3, 3, 5), bias=False, stride=1, padding=(1, 2), dilation=1,
+                           groups=1),
+    "conv_tall_padding": dict(x=(2, 2, 4, 4), w=(3, 2, 3, 3), bias=True, stride=1, padding=(3, 1), dilation=1,
+                              groups=1),
+    "conv_batch_groups": dict(x=(9, 4, 5, 5), w=(6, 2, 3, 3), bias=True, stride=1, padding=1, dilation=1, groups=2),
+    "conv_row_stride": dict(x=(2, 2, 7, 6), w=(3, 2, 3, 3), bias=True, stride=(2, 1), padding=1, dilation=1, groups=1),
 }
 for name, c in conv_configs.items():
     cx = ramp(*c["x"], scale=11.0, shift=1.0)

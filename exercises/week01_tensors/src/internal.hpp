@@ -79,4 +79,20 @@ void tanh_float(const float* in, float* out, std::int64_t n);
 /// an out with contiguous rows; floating types go through Eigen's GEMM.
 void gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Scalar& alpha, bool accumulate);
 
+/// A matrix in memory, for gemm_raw: element (i, j) at p[i * ld + j] when row-major, else at
+/// p[i + j * ld] (a row-major matrix read as its transpose is column-major with the same ld).
+template <class T>
+struct MatrixRef {
+  const T* p;
+  std::int64_t ld;
+  bool row_major;
+};
+/// out (n x m, row-major, leading dimension ldo) = a (n x k) @ b (k x m) (+ out when
+/// `accumulate`), for T = float or double, on memory the caller owns: gemm without tensors,
+/// for kernels that multiply pieces of their own buffers (a convolution, image by image). Cut
+/// for the engine's threads as gemm is; inside a parallel region, on the calling thread alone.
+template <class T>
+void gemm_raw(T* out, std::int64_t ldo, MatrixRef<T> a, MatrixRef<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+              bool accumulate);
+
 }  // namespace kindling::detail

@@ -166,6 +166,27 @@ TEST(EngineParallel, ProductsCutAlongKAreTheSameForAnyThreadCount) {
 #endif
 }
 
+// A convolution shares its images among the threads and sums its weight and bias gradients over
+// pieces of the batch fixed by the shape: the same bits for any thread count, for the output and
+// all three gradients, with groups, a stride and 'same' padding (the copy of whole rows).
+TEST(EngineParallel, ConvolutionsAreTheSameForAnyThreadCount) {
+  Generator g(9);
+  const Tensor x = randn({12, 4, 13, 11}, TensorOptions(), &g), w = randn({6, 2, 3, 3}, TensorOptions(), &g);
+  const Tensor b = randn({6}, TensorOptions(), &g), gy_same = randn({12, 6, 13, 11}, TensorOptions(), &g);
+  const Tensor gy_strided = randn({12, 6, 6, 5}, TensorOptions(), &g);
+  expect_same_for_any_thread_count([&] {
+    std::vector<Tensor> results;
+    for (const bool strided : {false, true}) {
+      const Tensor xs = x.clone().requires_grad_(), ws = w.clone().requires_grad_(), bs = b.clone().requires_grad_();
+      const Tensor y =
+          strided ? nn::functional::conv2d(xs, ws, bs, 2, 0, 1, 2) : nn::functional::conv2d(xs, ws, bs, 1, 1, 1, 2);
+      y.backward(strided ? gy_strided : gy_same);
+      results.insert(results.end(), {y.detach(), xs.grad(), ws.grad(), bs.grad()});
+    }
+    return results;
+  });
+}
+
 TEST(EngineParallel, NaNStillWinsInAParallelMax) {
   ThreadCount restore;
   set_num_threads(4);
@@ -435,10 +456,18 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   // More than 2^16 outputs (260 x 260) keep the grid of output blocks, whatever k: 260 / 32 = 8.
   const Tensor wide_a = ones({260, 4096}), wide_b = ones({4096, 260});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(wide_a, wide_b); }), "matmul", 260 * 4096 * 260), 8);
-  // Convolution and pooling: a batch of 8 MNIST images through a 5x5 convolution is small.
+  // Convolution and pooling. A convolution on the CPU shares its images among the threads, each
+  // image's product counted as multiply-adds: 8 MNIST images through a 5x5 convolution to 6
+  // channels (6 x 25 x 576 each, 10 grains in all) may use 8 threads, one image one thread
+  // (then its product is cut as any other); its backward, both products, 8 pieces of one image.
   const Tensor img = ones({8, 1, 28, 28}), w = ones({6, 1, 5, 5});
   const auto conv = uses_of(16, [&] { (void)nn::functional::conv2d(img, w); });
-  EXPECT_EQ(threads_of(conv, "conv2d.im2col", 25 * 8 * 24 * 24), 3);
+  EXPECT_EQ(threads_of(conv, "conv2d", 8 * 6 * 25 * 576), 8);
+  const auto one_image = uses_of(16, [&] { (void)nn::functional::conv2d(ones({1, 1, 28, 28}), w); });
+  EXPECT_EQ(threads_of(one_image, "conv2d", 6 * 25 * 576), 1);
+  const Tensor wg = ones({6, 1, 5, 5}).requires_grad_(), imgg = ones({8, 1, 28, 28}).requires_grad_();
+  const auto backward = uses_of(16, [&] { nn::functional::conv2d(imgg, wg).sum().backward(); });
+  EXPECT_EQ(threads_of(backward, "conv2d.backward", 2 * 8 * 6 * 25 * 576), 8);
   const auto pool = uses_of(16, [&] { (void)nn::functional::max_pool2d(ones({64, 6, 24, 24}), 2); });
   EXPECT_EQ(threads_of(pool, "max_pool2d", 64 * 6 * 24 * 24), 6);
 }

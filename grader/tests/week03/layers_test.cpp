@@ -1,6 +1,9 @@
 // The output-size and adaptive-bin rules (tasks), and every layer against PyTorch.
 
 #include <cmath>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "week03_support.hpp"
 
@@ -119,6 +122,11 @@ TEST(EngineLayers, Conv2dMatchesPyTorch) {
       {"conv_stride_dilation", {2, 2, 9, 8}, {3, 2, 3, 2}, true, {2, 3}, {0, 1}, {2, 1}, 1},
       {"conv_groups", {1, 4, 5, 5}, {6, 2, 2, 2}, false, 1, 0, 1, 2},
       {"conv_unbatched", {3, 5, 5}, {2, 3, 3, 3}, true, 2, 1, 1, 1},
+      {"conv_same_dilated", {3, 2, 7, 9}, {4, 2, 3, 3}, true, 1, 2, 2, 1},
+      {"conv_same_wide", {2, 3, 6, 7}, {5, 3, 3, 5}, false, 1, {1, 2}, 1, 1},
+      {"conv_tall_padding", {2, 2, 4, 4}, {3, 2, 3, 3}, true, 1, {3, 1}, 1, 1},
+      {"conv_batch_groups", {9, 4, 5, 5}, {6, 2, 3, 3}, true, 1, 1, 1, 2},
+      {"conv_row_stride", {2, 2, 7, 6}, {3, 2, 3, 3}, true, {2, 1}, 1, 1, 1},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -132,6 +140,73 @@ TEST(EngineLayers, Conv2dMatchesPyTorch) {
   }
   EXPECT_EQ(F::conv2d(oracle_ramp({1, 1, 3, 3}), oracle_ramp({1, 1, 2, 2})).grad_fn()->name(),
             oracle_string("conv_names", "conv"));
+}
+
+// 300 random geometries (batch, groups, window, stride, padding, dilation; a third of them with
+// stride 1 and rows as wide as the input's, which the CPU copies and adds as whole runs) in float64,
+// against the definition written as a direct loop: the output and the three gradients.
+TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
+  std::mt19937 rng(5);
+  const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int runs = 0;
+  for (int it = 0; it < 300; ++it) {
+    const int G = pick(1, 3), N = pick(1, 5), Cg = pick(1, 3), Og = pick(1, 3), C = G * Cg, O = G * Og;
+    const int kh = pick(1, 4), kw = pick(1, 5), dh = pick(1, 2), dw = pick(1, 3), H = pick(1, 9), W = pick(1, 9);
+    const bool unit_stride = pick(0, 1) == 0;
+    const int sh = unit_stride ? 1 : pick(1, 3), sw = unit_stride ? 1 : pick(1, 3);
+    int ph = pick(0, 3), pw = pick(0, 4);
+    if (pick(0, 1) && dw * (kw - 1) % 2 == 0) pw = dw * (kw - 1) / 2;
+    if (pick(0, 1) && dh * (kh - 1) % 2 == 0) ph = dh * (kh - 1) / 2;
+    if (H + 2 * ph < dh * (kh - 1) + 1 || W + 2 * pw < dw * (kw - 1) + 1) continue;
+    const int OH = (H + 2 * ph - dh * (kh - 1) - 1) / sh + 1, OW = (W + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    runs += sh == 1 && sw == 1 && OW == W;
+    SCOPED_TRACE("N" + std::to_string(N) + " C" + std::to_string(C) + " " + std::to_string(H) + "x" +
+                 std::to_string(W) + " O" + std::to_string(O) + " k" + std::to_string(kh) + "x" + std::to_string(kw) +
+                 " s" + std::to_string(sh) + "x" + std::to_string(sw) + " p" + std::to_string(ph) + "x" +
+                 std::to_string(pw) + " d" + std::to_string(dh) + "x" + std::to_string(dw) + " G" + std::to_string(G));
+    Generator gen(static_cast<std::uint64_t>(it));
+    const TensorOptions f64 = TensorOptions(kFloat64);
+    const Tensor x = randn({N, C, H, W}, f64, &gen).requires_grad_(),
+                 w = randn({O, Cg, kh, kw}, f64, &gen).requires_grad_();
+    const Tensor b = randn({O}, f64, &gen).requires_grad_(), gy = randn({N, O, OH, OW}, f64, &gen);
+    const Tensor y = F::conv2d(x, w, b, {sh, sw}, {ph, pw}, {dh, dw}, G);
+    y.backward(gy);
+    const auto X = x.detach().to_vector<double>(), Wt = w.detach().to_vector<double>();
+    const auto B = b.detach().to_vector<double>(), GY = gy.to_vector<double>();
+    std::vector<double> Y(GY.size()), GX(X.size()), GW(Wt.size()), GB(B.size());
+    for (int n = 0; n < N; ++n)
+      for (int o = 0; o < O; ++o)
+        for (int i = 0; i < OH; ++i)
+          for (int j = 0; j < OW; ++j) {
+            const std::size_t yi = static_cast<std::size_t>(((n * O + o) * OH + i) * OW + j);
+            double sum = B[static_cast<std::size_t>(o)];
+            GB[static_cast<std::size_t>(o)] += GY[yi];
+            for (int c = 0; c < Cg; ++c)
+              for (int a = 0; a < kh; ++a)
+                for (int e = 0; e < kw; ++e) {
+                  const int ih = i * sh - ph + a * dh, iw = j * sw - pw + e * dw;
+                  if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
+                  const auto xi = static_cast<std::size_t>(((n * C + o / Og * Cg + c) * H + ih) * W + iw);
+                  const auto wi = static_cast<std::size_t>(((o * Cg + c) * kh + a) * kw + e);
+                  sum += Wt[wi] * X[xi];
+                  GX[xi] += Wt[wi] * GY[yi];
+                  GW[wi] += X[xi] * GY[yi];
+                }
+            Y[yi] = sum;
+          }
+    const auto expect_near = [](const Tensor& t, const std::vector<double>& want, const char* what) {
+      ASSERT_TRUE(t.defined()) << what;
+      const auto got = t.contiguous().to_vector<double>();
+      ASSERT_EQ(got.size(), want.size()) << what;
+      for (std::size_t i = 0; i < got.size(); ++i)
+        ASSERT_NEAR(got[i], want[i], 1e-9 * (1 + std::abs(want[i]))) << what << " [" << i << "]";
+    };
+    expect_near(y.detach(), Y, "output");
+    expect_near(x.grad(), GX, "input gradient");
+    expect_near(w.grad(), GW, "weight gradient");
+    expect_near(b.grad(), GB, "bias gradient");
+  }
+  EXPECT_GT(runs, 50) << "geometries with rows as wide as the input's";
 }
 
 TEST(EngineLayers, Conv2dErrors) {

@@ -320,6 +320,17 @@ void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
   });
 }
 
+template <class T>
+void detail::gemm_raw(T* out, std::int64_t ldo, MatrixRef<T> a, MatrixRef<T> b, std::int64_t n, std::int64_t m,
+                      std::int64_t k, bool accumulate) {
+  parallel_gemm(out, ldo, Operand<T>{a.p, a.ld, a.row_major}, Operand<T>{b.p, b.ld, b.row_major}, n, m, k, T{1},
+                accumulate);
+}
+template void detail::gemm_raw<float>(float*, std::int64_t, MatrixRef<float>, MatrixRef<float>, std::int64_t,
+                                      std::int64_t, std::int64_t, bool);
+template void detail::gemm_raw<double>(double*, std::int64_t, MatrixRef<double>, MatrixRef<double>, std::int64_t,
+                                       std::int64_t, std::int64_t, bool);
+
 namespace {
 
 void check_same_dtype(const Tensor& a, const Tensor& b, const char* what) {

@@ -1,12 +1,18 @@
 // Convolution as im2col + GEMM: every output pixel's receptive field becomes a
-// column of a matrix, so the whole layer is one matrix product per group.
+// column of a matrix, so the layer is a matrix product per group.
 //
-// Layout: cols is (C * kh * kw, N * OH * OW), row r = (c, ki, kj); for group g
-// the weight (O/G, C/G * kh * kw) times cols' rows of that group gives
-// (O/G, N * OH * OW). Batching all images into the columns makes the GEMM wide
-// enough to be efficient even for 28 x 28 inputs.
-
+// On the CPU, image by image: image n's columns are (C * kh * kw, OH * OW), row r =
+// (c, ki, kj), in a buffer each thread keeps; the weight (O, C * kh * kw) times them is
+// image n's (O, OH * OW) output, already in the (N, O, OH, OW) layout, and the backward
+// recomputes the columns instead of keeping them. An image's columns stay in the cache
+// between im2col and the product, the output needs no reordering, and the threads share
+// the batch's images. On a device, one product over the whole batch: the columns of all
+// images side by side, (C * kh * kw, N * OH * OW), and the output reordered after it.
 #include <algorithm>
+#include <cstddef>
+#include <exception>
+#include <mutex>
+#include <vector>
 
 #include <kindling/conv.hpp>
 #include <kindling/device_hooks.hpp>
@@ -25,46 +31,151 @@ struct ConvGeometry {
   std::int64_t K() const { return C / G * kh * kw; }  // rows of cols per group
 };
 
-// The output columns [lo, hi) whose input column ow * sw - pw + kj * dw lies inside [0, W).
-struct ValidRange {
-  std::int64_t lo, hi;
+// One window position (ki, kj) of the kernel, as the rows of its columns see it: output position
+// (oh, ow) reads input row oh * sh + down and column ow * sw + shift; the output columns [lo, hi)
+// are those whose input column lies inside [0, W).
+struct Tap {
+  std::int64_t ki, kj, down, shift, lo, hi;
 };
-ValidRange valid_columns(const ConvGeometry& g, std::int64_t kj) {
-  const std::int64_t shift = kj * g.dw - g.pw;  // iw = ow * sw + shift
+Tap tap_of(const ConvGeometry& g, std::int64_t ki, std::int64_t kj) {
+  const std::int64_t shift = kj * g.dw - g.pw;
   auto ceil_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
   const std::int64_t lo = std::clamp<std::int64_t>(ceil_div(-shift, g.sw), 0, g.OW);
   const std::int64_t hi = std::clamp<std::int64_t>(ceil_div(g.W - shift, g.sw), lo, g.OW);
-  return {lo, hi};
+  return {ki, kj, ki * g.dh - g.ph, shift, lo, hi};
+}
+// The kernel's kh * kw taps, row (ki, kj) at ki * kw + kj: worked out once per call, not per row.
+std::vector<Tap> taps_of(const ConvGeometry& g) {
+  std::vector<Tap> taps;
+  taps.reserve(static_cast<std::size_t>(g.kh * g.kw));
+  for (std::int64_t ki = 0; ki < g.kh; ++ki)
+    for (std::int64_t kj = 0; kj < g.kw; ++kj) taps.push_back(tap_of(g, ki, kj));
+  return taps;
 }
 
+// Whether output position oh * W + ow reads input position oh * W + ow + down * W + shift: stride 1
+// and output rows as wide as the input's (a 'same' padding). Then a tap's valid rows are one run of
+// memory, from row oh_lo's column lo to row oh_hi - 1's column hi, and so is what they read; the
+// positions in between that belong to padding (a row's last W - hi and the next row's first lo)
+// are a run of W - hi + lo after each valid row but the last.
+bool rows_are_runs(const ConvGeometry& g) { return g.sh == 1 && g.sw == 1 && g.OW == g.W; }
+struct Rows {
+  std::int64_t lo, hi;  // the output rows [lo, hi) whose input row lies inside [0, H)
+};
+Rows valid_rows(const ConvGeometry& g, const Tap& t) {
+  const std::int64_t lo = std::clamp<std::int64_t>(-t.down, 0, g.OH);
+  return {lo, std::clamp<std::int64_t>(g.H - t.down, lo, g.OH)};
+}
+
+// Zeroes `len` values at p, p + stride, ... (`count` runs): the padding between valid rows. With a
+// length known when compiling, the stores are written in place (std::fill is a call to memset for
+// each run of one or two values).
+template <int Len, class T>
+void zero_runs(T* p, std::int64_t stride, std::int64_t count) {
+  for (std::int64_t i = 0; i < count; ++i)
+    for (int b = 0; b < Len; ++b) p[i * stride + b] = T(0);
+}
+template <class T>
+void zero_runs(T* p, std::int64_t stride, std::int64_t count, std::int64_t len) {
+  switch (len) {
+    case 0:
+      return;
+    case 1:
+      return zero_runs<1>(p, stride, count);
+    case 2:
+      return zero_runs<2>(p, stride, count);
+    case 3:
+      return zero_runs<3>(p, stride, count);
+    case 4:
+      return zero_runs<4>(p, stride, count);
+    default:
+      for (std::int64_t i = 0; i < count; ++i) std::fill(p + i * stride, p + i * stride + len, T(0));
+  }
+}
+
+// dst[i] += src[i]: a run of col2im, as one loop the compiler vectorises.
+template <class T>
+[[gnu::noinline]] void add_run(T* __restrict dst, const T* __restrict src, std::int64_t n) {
+  for (std::int64_t i = 0; i < n; ++i) dst[i] += src[i];
+}
+
+// One row of im2col for one image: tap t of the H x W plane `plane`, the OH x OW values
+// plane[oh * sh + down][ow * sw + shift], 0 where that falls outside the plane.
+template <class T>
+void im2col_row(const T* plane, T* out, const ConvGeometry& g, const Tap& t) {
+  if (rows_are_runs(g)) {
+    const std::int64_t W = g.W;
+    const auto [oh_lo, oh_hi] = valid_rows(g, t);
+    if (t.lo >= t.hi || oh_lo == oh_hi) {  // every value is padding
+      std::fill(out, out + g.OH * W, T(0));
+      return;
+    }
+    if (oh_lo > 0) std::fill(out, out + oh_lo * W, T(0));
+    if (oh_hi < g.OH) std::fill(out + oh_hi * W, out + g.OH * W, T(0));
+    const std::int64_t first = oh_lo * W + t.lo, last = (oh_hi - 1) * W + t.hi;  // [first, last) of out
+    const T* src = plane + first + t.down * W + t.shift;  // inside the plane: lo + shift >= 0, hi + shift <= W
+    std::copy(src, src + (last - first), out + first);
+    zero_runs(out + oh_lo * W, W, 1, t.lo);
+    zero_runs(out + oh_lo * W + t.hi, W, oh_hi - 1 - oh_lo, W - t.hi + t.lo);
+    zero_runs(out + (oh_hi - 1) * W + t.hi, W, 1, W - t.hi);
+    return;
+  }
+  for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+    const std::int64_t ih = oh * g.sh + t.down;
+    T* o = out + oh * g.OW;
+    if (ih < 0 || ih >= g.H) {
+      std::fill(o, o + g.OW, T(0));
+      continue;
+    }
+    const T* row = plane + ih * g.W + t.shift;  // row[ow * sw] is input column ow * sw + shift
+    zero_runs(o, 0, 1, t.lo);
+    if (g.sw == 1)
+      std::copy(row + t.lo, row + t.hi, o + t.lo);
+    else
+      for (std::int64_t ow = t.lo; ow < t.hi; ++ow) o[ow] = row[ow * g.sw];
+    zero_runs(o + t.hi, 0, 1, g.OW - t.hi);
+  }
+}
+
+// The adjoint of im2col_row: adds the OH x OW values at `in` into the pixels of `plane` they came
+// from. When rows are runs (and `in` may be changed: a buffer of the caller's), the padding
+// entries between valid rows are zeroed first and the valid rows added as one run.
+template <class T>
+void col2im_row(const T* in, T* plane, const ConvGeometry& g, const Tap& t) {
+  for (std::int64_t oh = 0; oh < g.OH; ++oh) {
+    const std::int64_t ih = oh * g.sh + t.down;
+    if (ih < 0 || ih >= g.H) continue;
+    T* row = plane + ih * g.W + t.shift;
+    const T* src = in + oh * g.OW;
+    if (g.sw == 1)
+      add_run(row + t.lo, src + t.lo, t.hi - t.lo);
+    else
+      for (std::int64_t ow = t.lo; ow < t.hi; ++ow) row[ow * g.sw] += src[ow];
+  }
+}
+template <class T>
+void col2im_row_in_place(T* in, T* plane, const ConvGeometry& g, const Tap& t) {
+  if (!rows_are_runs(g)) return col2im_row<T>(in, plane, g, t);
+  const std::int64_t W = g.W;
+  const auto [oh_lo, oh_hi] = valid_rows(g, t);
+  if (t.lo >= t.hi || oh_lo == oh_hi) return;  // every entry came from padding
+  zero_runs(in + oh_lo * W + t.hi, W, oh_hi - 1 - oh_lo, W - t.hi + t.lo);
+  const std::int64_t first = oh_lo * W + t.lo, last = (oh_hi - 1) * W + t.hi;
+  // Adding a zero changes no pixel (a pixel's sum starts at +0 and never becomes -0).
+  add_run(plane + first + t.down * W + t.shift, in + first, last - first);
+}
+
+// The columns of the whole batch, (C kh kw, N OH OW): conv_transpose2d's backward.
 template <class T>
 void im2col(const T* x, T* cols, const ConvGeometry& g) {
   const std::int64_t L = g.L(), NL = g.N * L, rows = g.C * g.kh * g.kw;
+  const std::vector<Tap> taps = taps_of(g);
   const int threads = kindling::detail::parallel_threads("conv2d.im2col", rows * NL, rows);
   KINDLING_OMP_FOR(threads, rows)
   for (std::int64_t r = 0; r < rows; ++r) {
-    const std::int64_t c = r / (g.kh * g.kw), ki = r / g.kw % g.kh, kj = r % g.kw;
-    const auto [lo, hi] = valid_columns(g, kj);
-    const std::int64_t shift = kj * g.dw - g.pw;
-    for (std::int64_t n = 0; n < g.N; ++n) {
-      const T* plane = x + (n * g.C + c) * g.H * g.W;
-      T* out = cols + r * NL + n * L;
-      for (std::int64_t oh = 0; oh < g.OH; ++oh) {
-        const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-        T* o = out + oh * g.OW;
-        if (ih < 0 || ih >= g.H) {
-          std::fill(o, o + g.OW, T(0));
-          continue;
-        }
-        const T* row = plane + ih * g.W + shift;  // row[ow * sw] is input column ow * sw + shift
-        std::fill(o, o + lo, T(0));
-        if (g.sw == 1)
-          std::copy(row + lo, row + hi, o + lo);
-        else
-          for (std::int64_t ow = lo; ow < hi; ++ow) o[ow] = row[ow * g.sw];
-        std::fill(o + hi, o + g.OW, T(0));
-      }
-    }
+    const std::int64_t c = r / (g.kh * g.kw);
+    const Tap& t = taps[static_cast<std::size_t>(r % (g.kh * g.kw))];
+    for (std::int64_t n = 0; n < g.N; ++n) im2col_row(x + (n * g.C + c) * g.H * g.W, cols + r * NL + n * L, g, t);
   }
 }
 
@@ -72,58 +183,194 @@ void im2col(const T* x, T* cols, const ConvGeometry& g) {
 // be zeroed: each plane is zeroed by the thread that fills it, while it is in that thread's cache.
 template <class T>
 void col2im(const T* cols, T* dx, const ConvGeometry& g) {
-  const std::int64_t L = g.L(), NL = g.N * L;
+  const std::int64_t L = g.L(), NL = g.N * L, taps_per_channel = g.kh * g.kw;
+  const std::vector<Tap> taps = taps_of(g);
   const int threads = kindling::detail::parallel_threads("conv2d.col2im", g.C * g.kh * g.kw * NL, g.N * g.C);
   KINDLING_OMP_FOR(threads, g.N * g.C)
   for (std::int64_t nc = 0; nc < g.N * g.C; ++nc) {  // one image plane per iteration: no races
     const std::int64_t n = nc / g.C, c = nc % g.C;
     T* plane = dx + nc * g.H * g.W;
     std::fill(plane, plane + g.H * g.W, T(0));
-    for (std::int64_t ki = 0; ki < g.kh; ++ki)
-      for (std::int64_t kj = 0; kj < g.kw; ++kj) {
-        const auto [lo, hi] = valid_columns(g, kj);
-        const std::int64_t shift = kj * g.dw - g.pw;
-        const T* in = cols + ((c * g.kh + ki) * g.kw + kj) * NL + n * L;
-        for (std::int64_t oh = 0; oh < g.OH; ++oh) {
-          const std::int64_t ih = oh * g.sh - g.ph + ki * g.dh;
-          if (ih < 0 || ih >= g.H) continue;
-          T* row = plane + ih * g.W + shift;
-          const T* src = in + oh * g.OW;
-          for (std::int64_t ow = lo; ow < hi; ++ow) row[ow * g.sw] += src[ow];
+    for (std::int64_t k = 0; k < taps_per_channel; ++k)
+      col2im_row(cols + (c * taps_per_channel + k) * NL + n * L, plane, g, taps[static_cast<std::size_t>(k)]);
+  }
+}
+
+// One image's columns, (C kh kw, OH OW) with row r at cols + r * ld.
+template <class T>
+void im2col_image(const T* image, T* cols, std::int64_t ld, const ConvGeometry& g, const std::vector<Tap>& taps) {
+  const std::int64_t per_channel = g.kh * g.kw;
+  for (std::int64_t c = 0; c < g.C; ++c)
+    for (std::int64_t k = 0; k < per_channel; ++k)
+      im2col_row(image + c * g.H * g.W, cols + (c * per_channel + k) * ld, g, taps[static_cast<std::size_t>(k)]);
+}
+
+// One image's (C, H, W) gradient from its columns' gradient (row r at cols + r * ld; the columns
+// are the caller's buffer, and their padding entries are overwritten).
+template <class T>
+void col2im_image(T* cols, std::int64_t ld, T* image, const ConvGeometry& g, const std::vector<Tap>& taps) {
+  const std::int64_t per_channel = g.kh * g.kw;
+  std::fill(image, image + g.C * g.H * g.W, T(0));
+  for (std::int64_t c = 0; c < g.C; ++c)
+    for (std::int64_t k = 0; k < per_channel; ++k)
+      col2im_row_in_place(cols + (c * per_channel + k) * ld, image + c * g.H * g.W, g,
+                          taps[static_cast<std::size_t>(k)]);
+}
+
+// A buffer of `n` values for one image's columns: one of two that each thread keeps and grows
+// (`which`), so that no product after the first faults pages in (see linalg.cpp's Packing), or,
+// above kKeptScratch bytes, a buffer of its own, freed with this object.
+constexpr std::size_t kKeptScratch = std::size_t{4} << 20;
+template <class T>
+class Scratch {
+ public:
+  Scratch(int which, std::size_t n) {
+    if (n * sizeof(T) > kKeptScratch) {
+      own_.resize(n);
+      data_ = own_.data();
+      return;
+    }
+    thread_local std::vector<T> kept[2];
+    if (kept[which].size() < n) kept[which].resize(n);
+    data_ = kept[which].data();
+  }
+  T* data() const { return data_; }
+
+ private:
+  std::vector<T> own_;
+  T* data_ = nullptr;
+};
+
+// The first exception thrown by a parallel loop's body (a buffer that cannot be allocated),
+// rethrown after the loop: one that left the body inside an OpenMP region would end the program.
+class LoopError {
+ public:
+  template <class F>
+  void run(F&& f) noexcept {
+    try {
+      f();
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+  void rethrow() const {
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::exception_ptr error_;
+};
+
+// The forward product image by image: out (N, O, L) = W cols(x_n) (+ bias), the images shared
+// by the threads (each product then on its thread alone; with one image, cut by gemm_raw).
+template <class T>
+void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const ConvGeometry& g) {
+  const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
+  const std::vector<Tap> taps = taps_of(g);
+  const int threads =
+      kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
+  LoopError error;
+  KINDLING_OMP_FOR(threads, g.N)
+  for (std::int64_t n = 0; n < g.N; ++n)
+    error.run([&] {
+      const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
+      im2col_image(x + n * image, cols.data(), L, g, taps);
+      T* o = out + n * g.O * L;
+      for (std::int64_t grp = 0; grp < g.G; ++grp)
+        kindling::detail::gemm_raw<T>(o + grp * og * L, L, {w + grp * og * K, K, true},
+                                      {cols.data() + grp * K * L, L, true}, og, L, K, false);
+      if (bias)
+        for (std::int64_t oc = 0; oc < g.O; ++oc) {
+          T* row = o + oc * L;
+          const T add = bias[oc];
+          for (std::int64_t l = 0; l < L; ++l) row[l] += add;
+        }
+    });
+  error.rethrow();
+}
+
+// The sum of n values in double, in 8 lanes (value i into lane i % 8, the lanes added pairwise at
+// the end): an order fixed by n, and one the compiler can vectorise, as one running sum is not.
+template <class T>
+double row_sum(const T* v, std::int64_t n) {
+  double lane[8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(v[i + j]);
+  for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(v[i]);
+  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+}
+
+// How many pieces the backward cuts the batch into: the weight and bias gradients are summed
+// over each piece's images into a buffer of the piece's, and the pieces' sums added in order,
+// so the pieces follow the shape alone and the bits are the same for any thread count. At most
+// one per image and kConvPieces in all, and no more than kConvPartials gradient values in all.
+constexpr std::int64_t kConvPieces = 64, kConvPartials = std::int64_t{1} << 22;
+std::int64_t backward_pieces(const ConvGeometry& g) {
+  const std::int64_t by_memory = std::max<std::int64_t>(1, kConvPartials / std::max<std::int64_t>(1, g.O * g.K()));
+  return std::max<std::int64_t>(1, std::min({g.N, kConvPieces, by_memory}));
+}
+
+// The backward image by image, from the (N, O, L) gradient gy: gx (N, C, H, W) = col2im(W^T gy_n),
+// gw (O, K) = sum over n of gy_n cols(x_n)^T, gb (O) = sum over n and L of gy_n; each pointer
+// null when that gradient is not needed.
+template <class T>
+void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, const ConvGeometry& g) {
+  const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
+  const std::int64_t pieces = backward_pieces(g), OK = g.O * K;
+  const std::vector<Tap> taps = taps_of(g);
+  // Allocated before the region: an exception inside it would terminate.
+  std::vector<T> weight_sums(gw ? static_cast<std::size_t>(pieces * OK) : 0);
+  std::vector<double> bias_sums(gb ? static_cast<std::size_t>(pieces * g.O) : 0, 0.0);
+  const std::int64_t products = (gw ? 1 : 0) + (gx ? 1 : 0);
+  const int threads = kindling::detail::parallel_threads("conv2d.backward", products * g.N * g.O * K * L, pieces,
+                                                         kindling::detail::kMatmulGrain);
+  LoopError error;
+  KINDLING_OMP_FOR(threads, pieces)
+  for (std::int64_t piece = 0; piece < pieces; ++piece)
+    error.run([&] {
+      const std::int64_t first = g.N * piece / pieces, last = g.N * (piece + 1) / pieces;
+      for (std::int64_t n = first; n < last; ++n) {
+        const T* gyn = gy + n * g.O * L;
+        if (gw) {  // dW_g += dY_g cols_g^T (cols^T: the buffer read column-major)
+          const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
+          im2col_image(x + n * image, cols.data(), L, g, taps);
+          T* sum = weight_sums.data() + piece * OK;
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            kindling::detail::gemm_raw<T>(sum + grp * og * K, K, {gyn + grp * og * L, L, true},
+                                          {cols.data() + grp * K * L, L, false}, og, K, L, n != first);
+        }
+        if (gb) {
+          double* sum = bias_sums.data() + piece * g.O;
+          for (std::int64_t oc = 0; oc < g.O; ++oc) sum[oc] += row_sum(gyn + oc * L, L);
+        }
+        if (gx) {  // dcols_g = W_g^T dY_g (W_g^T: the weight read column-major), then back to the pixels
+          const Scratch<T> cols(1, static_cast<std::size_t>(rows * L));
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            kindling::detail::gemm_raw<T>(cols.data() + grp * K * L, L, {w + grp * og * K, K, false},
+                                          {gyn + grp * og * L, L, true}, K, L, og, false);
+          col2im_image(cols.data(), L, gx + n * image, g, taps);
         }
       }
+    });
+  error.rethrow();
+  if (gw) {
+    std::copy(weight_sums.begin(), weight_sums.begin() + OK, gw);
+    for (std::int64_t p = 1; p < pieces; ++p)
+      for (std::int64_t i = 0; i < OK; ++i) gw[i] += weight_sums[static_cast<std::size_t>(p * OK + i)];
   }
+  if (gb)
+    for (std::int64_t oc = 0; oc < g.O; ++oc) {
+      double s = 0;
+      for (std::int64_t p = 0; p < pieces; ++p) s += bias_sums[static_cast<std::size_t>(p * g.O + oc)];
+      gb[oc] = static_cast<T>(s);
+    }
 }
 
 Window2d window_of(const ConvGeometry& g) {
   return Window2d{g.N, g.C, g.H, g.W, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh, g.dw, g.OH, g.OW};
-}
-
-// The forward product's (O, N L) result laid out as the (N, O, OH, OW) output, plus the bias
-// when there is one: one pass over (n, o) planes (a copy and an add_ were two, each over the
-// whole output). The same numbers: y + b as add_ computed them, or y itself.
-void output_planes(const Tensor& y, const Tensor& bias, const Tensor& out, const ConvGeometry& g) {
-  const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
-  nn::detail::visit_float(y.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* ys = y.data_ptr<T>();
-    const T* bs = b.defined() ? b.data_ptr<T>() : nullptr;
-    T* o = out.data_ptr<T>();
-    const std::int64_t L = g.L(), NL = g.N * L, planes = g.N * g.O;
-    const int threads = kindling::detail::parallel_threads("conv2d.output", planes * L, planes);
-    KINDLING_OMP_FOR(threads, planes)
-    for (std::int64_t p = 0; p < planes; ++p) {
-      const std::int64_t n = p / g.O, oc = p % g.O;
-      const T* src = ys + oc * NL + n * L;
-      T* dst = o + p * L;
-      if (bs) {
-        const T add = bs[oc];
-        for (std::int64_t l = 0; l < L; ++l) dst[l] = src[l] + add;
-      } else {
-        std::copy(src, src + L, dst);
-      }
-    }
-  });
 }
 
 // im2col of a contiguous (N, C, H, W) image, on its device: the (C kh kw, N OH OW) columns.
@@ -153,6 +400,42 @@ Tensor col2im_of(const Tensor& cols, const ConvGeometry& g) {
     col2im(cols.data_ptr<T>(), image.data_ptr<T>(), g);
   });
   return image;
+}
+
+// conv2d on the CPU, image by image (conv_forward_images / conv_backward_images). The node keeps
+// the input and the weight, as PyTorch's does (an in-place change to either before the backward is
+// reported), and the backward recomputes each image's columns.
+Tensor conv2d_cpu(const Tensor& input, const Tensor& x, const Tensor& weight, const Tensor& bias, const ConvGeometry& g,
+                  bool batched) {
+  Tensor out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, x.dtype())
+                       : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, x.dtype());
+  {
+    const Tensor w = weight.contiguous();
+    const Tensor b = bias.defined() ? bias.contiguous() : Tensor();
+    nn::detail::visit_float(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      conv_forward_images<T>(x.data_ptr<T>(), w.data_ptr<T>(), b.defined() ? b.data_ptr<T>() : nullptr,
+                             out.data_ptr<T>(), g);
+    });
+  }
+  nn::detail::record_function(
+      "ConvolutionBackward0", out, {input, weight, bias}, {input, weight},
+      [g, batched](const Tensor& grad, const TensorList& saved, const std::vector<bool>& needs) -> TensorList {
+        const Tensor xs = (batched ? saved[0] : saved[0].unsqueeze(0)).contiguous();
+        const Tensor w = saved[1].contiguous();
+        const Tensor gy = grad.contiguous();  // (N, O, OH, OW) or (O, OH, OW): (N, O, L) in memory
+        Tensor gx = needs[0] ? kindling::detail::empty_contiguous(xs.sizes(), grad.dtype()) : Tensor();
+        Tensor gw = needs[1] ? kindling::detail::empty_contiguous(w.sizes(), grad.dtype()) : Tensor();
+        Tensor gb = needs.size() > 2 && needs[2] ? kindling::detail::empty_contiguous({g.O}, grad.dtype()) : Tensor();
+        nn::detail::visit_float(grad.dtype(), [&](auto tag) {
+          using T = decltype(tag);
+          const auto ptr = [](const Tensor& t) { return t.defined() ? t.data_ptr<T>() : nullptr; };
+          conv_backward_images<T>(xs.data_ptr<T>(), w.data_ptr<T>(), gy.data_ptr<T>(), ptr(gx), ptr(gw), ptr(gb), g);
+        });
+        if (gx.defined() && !batched) gx = gx.squeeze(0);
+        return {gx, gw, gb};
+      });
+  return out;
 }
 
 }  // namespace
@@ -197,6 +480,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
 
   const ScalarType dtype = x.dtype();
   const Device device = kindling::detail::common_device({&x, &weight, &bias});
+  if (device.is_cpu()) return conv2d_cpu(input, x, weight, bias, g, batched);
   Tensor cols, out;
   {
     AutoGradMode off(false);
@@ -210,12 +494,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
     // A fresh tensor of the final shape (not a view): the node attaches to it.
     out = batched ? kindling::detail::empty_contiguous({g.N, g.O, g.OH, g.OW}, dtype, device)
                   : kindling::detail::empty_contiguous({g.O, g.OH, g.OW}, dtype, device);
-    if (device.is_cpu()) {
-      output_planes(y, bias, out, g);  // (O, N L) -> (N, O, L), plus the bias, in one pass
-    } else {
-      if (bias.defined()) y.add_(bias.view({g.O, 1}));
-      kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
-    }
+    if (bias.defined()) y.add_(bias.view({g.O, 1}));
+    kindling::detail::copy(out.view({g.N, g.O, g.OH, g.OW}), y.view({g.O, g.N, g.OH, g.OW}).permute({1, 0, 2, 3}));
   }
   nn::detail::record_function(
       "ConvolutionBackward0", out, {input, weight, bias}, {weight, cols},
