@@ -229,6 +229,11 @@ for name, fn in tie_pools.items():
     t_in = torch.tensor([tie_values[(i * 7) % len(tie_values)] for i in range(2 * 3 * 7 * 5)],
                         dtype=torch.float32).reshape(2, 3, 7, 5).requires_grad_()
     run(name, lambda: fn(t_in), t_in)
+# Rows of 19 and 16 windows (a CPU with AVX-512 takes 16 at a time, then the rest of the row).
+for name, width in [("maxpool_ties_2_wide", 38), ("maxpool_ties_2_16", 32)]:
+    w_in = torch.tensor([tie_values[(i * 7) % len(tie_values)] for i in range(2 * 3 * 6 * width)],
+                        dtype=torch.float32).reshape(2, 3, 6, width).requires_grad_()
+    run(name, lambda: F.max_pool2d(w_in, 2), w_in)
 cases["pool_names"] = {"max": type(F.max_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
                        "avg": type(F.avg_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__name__,
                        "adaptive": type(F.adaptive_avg_pool2d(ramp(1, 1, 2, 2), 1).grad_fn).__name__}

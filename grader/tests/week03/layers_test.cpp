@@ -266,6 +266,15 @@ TEST(EngineLayers, MaxPoolTiesAndNaNsRouteTheGradientAsPyTorch) {
     const Tensor x = tensor(v).reshape({2, 3, 7, 5}).requires_grad_();
     expect_case(name, [&] { return fn(x); }, {x});
   }
+  // Rows of 19 and 16 windows: 16 at a time on a CPU with AVX-512, then the rest of the row.
+  for (const auto& [name, width] : {std::pair<std::string, std::int64_t>{"maxpool_ties_2_wide", 38},
+                                    std::pair<std::string, std::int64_t>{"maxpool_ties_2_16", 32}}) {
+    SCOPED_TRACE(name);
+    std::vector<float> v(static_cast<std::size_t>(2 * 3 * 6 * width));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = tie_values[(i * 7) % tie_values.size()];
+    const Tensor x = tensor(v).reshape({2, 3, 6, width}).requires_grad_();
+    expect_case(name, [&] { return F::max_pool2d(x, 2); }, {x});
+  }
 }
 
 TEST(EngineLayers, MaxPoolPropagatesNaNAndRoutesTheGradientToTheMaximum) {
