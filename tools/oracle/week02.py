@@ -247,9 +247,18 @@ kept_adopted = adopt.grad.data_ptr() == kept[0].data_ptr()
 hooked = ramp(3)
 hooked.register_hook(lambda g: torch.ones_like(g).requires_grad_())
 (hooked * 2).sum().backward()
+# nn.Linear's weight gradient reaches the leaf as .t() of a product (the transpose's node hands on a
+# view): nothing else holds it, so it is adopted too, and .grad is not a view.
+linear = torch.nn.Linear(4, 3)
+linear_seen = []
+linear.weight.register_hook(lambda g: linear_seen.append((g.data_ptr(), g._is_view())))
+linear(ramp(2, 4)).sum().backward()
 cases["leaf_adopts_gradient"] = {"unshared_adopted": adopted, "kept_adopted": kept_adopted,
                                  "hook_result_grad_requires_grad": hooked.grad.requires_grad,
-                                 "hook_result_grad": values(hooked.grad)}
+                                 "hook_result_grad": values(hooked.grad),
+                                 "linear_weight_hook_sees_view": linear_seen[0][1],
+                                 "linear_weight_adopted": linear.weight.grad.data_ptr() == linear_seen[0][0],
+                                 "linear_weight_grad_is_view": linear.weight.grad._is_view()}
 
 # Tensor op Scalar on float64 and on a transposed float32 input: values, gradients, node names.
 s64 = ramp(2, 3).double().detach().requires_grad_()

@@ -112,6 +112,12 @@ TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
       meta.grad = copy;
     }
   } else {
+    // A view that nothing else holds (W.t()'s gradient in nn.Linear: the transpose's node hands on
+    // .t() of the product, contiguous in W's layout) becomes a plain tensor over the same memory:
+    // the view, and with it its hold on the product, is dropped, so that when nothing else holds
+    // that memory the task's rule keeps the gradient itself instead of copying it (PyTorch keeps
+    // it too: AccumulateGrad steals an unshared gradient whatever its history).
+    if (grad.defined() && grad.is_view() && grad.impl_ptr().use_count() == 1) grad = grad.detach();
     accumulate_grad(meta, std::move(grad));
   }
   if (meta.post_accumulate_hooks) {
