@@ -86,6 +86,10 @@ struct MatrixRef {
   const T* p;
   std::int64_t ld;
   bool row_major;
+  // The matrix whose (0, 0) is this one's (i, j).
+  MatrixRef from(std::int64_t i, std::int64_t j) const {
+    return {p + (row_major ? i * ld + j : i + j * ld), ld, row_major};
+  }
 };
 /// out (n x m, row-major, leading dimension ldo) = a (n x k) @ b (k x m) (+ out when
 /// `accumulate`), for T = float or double, on memory the caller owns: gemm without tensors,

@@ -40,17 +40,9 @@ Layout layout_of(const Tensor& m) {
   return {cont, true, std::max<std::int64_t>(c, 1)};
 }
 
-// A matrix in memory: element (i, j) at p[i * ld + j] when row-major, else at p[i + j * ld].
+// A matrix in memory (detail::MatrixRef, gemm_raw's operand too).
 template <class T>
-struct Operand {
-  const T* p;
-  std::int64_t ld;
-  bool row_major;
-  // The operand whose (0, 0) is this one's (i, j).
-  Operand from(std::int64_t i, std::int64_t j) const {
-    return {p + (row_major ? i * ld + j : i + j * ld), ld, row_major};
-  }
-};
+using Operand = detail::MatrixRef<T>;
 
 // The buffers Eigen packs panels of the operands into. Eigen's product allocates them and frees them
 // on every call; on a worker thread glibc serves a block of a few hundred KB from mmap or from the
@@ -323,8 +315,7 @@ void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 template <class T>
 void detail::gemm_raw(T* out, std::int64_t ldo, MatrixRef<T> a, MatrixRef<T> b, std::int64_t n, std::int64_t m,
                       std::int64_t k, bool accumulate) {
-  parallel_gemm(out, ldo, Operand<T>{a.p, a.ld, a.row_major}, Operand<T>{b.p, b.ld, b.row_major}, n, m, k, T{1},
-                accumulate);
+  parallel_gemm(out, ldo, a, b, n, m, k, T{1}, accumulate);
 }
 template void detail::gemm_raw<float>(float*, std::int64_t, MatrixRef<float>, MatrixRef<float>, std::int64_t,
                                       std::int64_t, std::int64_t, bool);

@@ -35,14 +35,14 @@ struct ConvGeometry {
 // (oh, ow) reads input row oh * sh + down and column ow * sw + shift; the output columns [lo, hi)
 // are those whose input column lies inside [0, W).
 struct Tap {
-  std::int64_t ki, kj, down, shift, lo, hi;
+  std::int64_t down, shift, lo, hi;
 };
 Tap tap_of(const ConvGeometry& g, std::int64_t ki, std::int64_t kj) {
   const std::int64_t shift = kj * g.dw - g.pw;
   auto ceil_div = [](std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); };
   const std::int64_t lo = std::clamp<std::int64_t>(ceil_div(-shift, g.sw), 0, g.OW);
   const std::int64_t hi = std::clamp<std::int64_t>(ceil_div(g.W - shift, g.sw), lo, g.OW);
-  return {ki, kj, ki * g.dh - g.ph, shift, lo, hi};
+  return {ki * g.dh - g.ph, shift, lo, hi};
 }
 // The kernel's kh * kw taps, row (ki, kj) at ki * kw + kj: worked out once per call, not per row.
 std::vector<Tap> taps_of(const ConvGeometry& g) {
@@ -138,8 +138,7 @@ void im2col_row(const T* plane, T* out, const ConvGeometry& g, const Tap& t) {
 }
 
 // The adjoint of im2col_row: adds the OH x OW values at `in` into the pixels of `plane` they came
-// from. When rows are runs (and `in` may be changed: a buffer of the caller's), the padding
-// entries between valid rows are zeroed first and the valid rows added as one run.
+// from, a row at a time.
 template <class T>
 void col2im_row(const T* in, T* plane, const ConvGeometry& g, const Tap& t) {
   for (std::int64_t oh = 0; oh < g.OH; ++oh) {
@@ -153,6 +152,8 @@ void col2im_row(const T* in, T* plane, const ConvGeometry& g, const Tap& t) {
       for (std::int64_t ow = t.lo; ow < t.hi; ++ow) row[ow * g.sw] += src[ow];
   }
 }
+// col2im_row for values in a buffer of the caller's, which it may change: when rows are runs, the
+// padding entries between valid rows are zeroed first and the valid rows added as one run.
 template <class T>
 void col2im_row_in_place(T* in, T* plane, const ConvGeometry& g, const Tap& t) {
   if (!rows_are_runs(g)) return col2im_row<T>(in, plane, g, t);
@@ -321,7 +322,7 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
   const std::int64_t pieces = backward_pieces(g), OK = g.O * K;
   const std::vector<Tap> taps = taps_of(g);
-  // Allocated before the region: an exception inside it would terminate.
+  // One buffer of partial sums per piece, allocated once, before the region.
   std::vector<T> weight_sums(gw ? static_cast<std::size_t>(pieces * OK) : 0);
   std::vector<double> bias_sums(gb ? static_cast<std::size_t>(pieces * g.O) : 0, 0.0);
   const std::int64_t products = (gw ? 1 : 0) + (gx ? 1 : 0);
