@@ -8,6 +8,8 @@
 //   synthetic examples held in memory (the model and the optimizer, not the loader).
 // - A small CNN (conv 1->16, pool, conv 16->32, pool, linear), the same loop over
 //   6,400 examples (100 batches): a full 60,000-example epoch takes about 9 s here.
+// - Those two steps piece by piece (BM_StepPiece/NAME): each layer forward + backward at the
+//   step's shapes, the loss, the optimizer's step; the epoch's profile by op.
 // - One optimizer step over 10M float32 parameters (SGD with momentum, Adam), with
 //   the bytes it must move (SGD: read p, g, buf, write p, buf = 20 bytes per
 //   parameter; Adam: read p, g, m, v, write p, m, v = 28) as GB/s, beside a
@@ -21,6 +23,10 @@
 
 #include <chrono>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <benchmark/benchmark.h>
@@ -67,6 +73,99 @@ void BM_CnnEpoch6400(benchmark::State& state) {
   add_threads(state);
 }
 BENCHMARK(BM_CnnEpoch6400)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// ---- one training step, piece by piece ---------------------------------------------------------
+// The steps above, cut into what they run: each layer of the MLP and of the CNN forward and
+// backward on its own, at the step's shapes (batch 64), with a given output gradient (rand, made
+// once); the loss on 64 x 10 logits; the SGD momentum step over each model's parameters. Gradients
+// are handled as in the epoch: parameters' zeroed (zero_grad(), not set to none), so that backward
+// adds into them; the input's, which the epoch hands to the layer below, dropped. The pieces of a
+// model add up to about one step (epoch / steps), so which piece falls behind PyTorch's as threads
+// are added is the epoch's profile by op (tools/bench/week05_torch.py times the same pieces).
+using Piece = std::function<void()>;
+
+// One layer (a Sequential of `layers`) on rand input of `shape`.
+template <class... Layers>
+Piece layer_piece(Shape shape, bool input_grad, Layers&&... layers) {
+  auto m = std::make_shared<nn::Sequential>(std::forward<Layers>(layers)...);
+  const Tensor x = rand(shape);
+  if (input_grad) x.requires_grad_();
+  Tensor g;
+  {
+    NoGradGuard no_grad;
+    g = rand((*m)(x).sizes());
+  }
+  return [m, x, g] {
+    (*m)(x).backward(g);
+    m->zero_grad(false);
+    if (x.requires_grad()) x.mutable_grad() = Tensor();
+  };
+}
+
+Piece loss_piece() {
+  const Tensor logits = rand({64, 10}).requires_grad_();
+  const Tensor y = randint(0, 10, {64});
+  return [logits, y] {
+    nn::functional::cross_entropy(logits, y).backward();
+    logits.mutable_grad() = Tensor();
+  };
+}
+
+// The SGD momentum step over the parameters of `model` (rand gradients; its state made first).
+Piece sgd_piece(std::shared_ptr<nn::Module> model) {
+  for (const Tensor& p : model->parameters()) p.mutable_grad() = rand(p.sizes());
+  auto opt = std::make_shared<optim::SGD>(model->parameters(), optim::SGD::Config{.lr = 0.01, .momentum = 0.9});
+  opt->step();
+  return [model, opt] { opt->step(); };
+}
+
+Piece make_piece(const std::string& name) {
+  manual_seed(9);
+  const auto conv = [](std::int64_t in, std::int64_t out) {
+    return nn::Conv2d(in, out, 3, nn::Conv2dOptions{.padding = 1});
+  };
+  if (name == "mlp_linear1") return layer_piece({64, 784}, false, nn::Linear(784, 256));
+  if (name == "mlp_relu") return layer_piece({64, 256}, true, nn::ReLU());
+  if (name == "mlp_linear2") return layer_piece({64, 256}, true, nn::Linear(256, 10));
+  if (name == "loss") return loss_piece();
+  if (name == "mlp_sgd")
+    return sgd_piece(std::make_shared<nn::Sequential>(nn::Linear(784, 256), nn::ReLU(), nn::Linear(256, 10)));
+  if (name == "cnn_conv1") return layer_piece({64, 1, 28, 28}, false, conv(1, 16));
+  if (name == "cnn_relu1") return layer_piece({64, 16, 28, 28}, true, nn::ReLU());
+  if (name == "cnn_pool1") return layer_piece({64, 16, 28, 28}, true, nn::MaxPool2d(2));
+  if (name == "cnn_conv2") return layer_piece({64, 16, 14, 14}, true, conv(16, 32));
+  if (name == "cnn_relu2") return layer_piece({64, 32, 14, 14}, true, nn::ReLU());
+  if (name == "cnn_pool2") return layer_piece({64, 32, 14, 14}, true, nn::MaxPool2d(2));
+  if (name == "cnn_head") return layer_piece({64, 32, 7, 7}, true, nn::Flatten(), nn::Linear(32 * 7 * 7, 10));
+  if (name == "cnn_sgd")
+    return sgd_piece(std::make_shared<nn::Sequential>(conv(1, 16), nn::ReLU(), nn::MaxPool2d(2), conv(16, 32),
+                                                      nn::ReLU(), nn::MaxPool2d(2), nn::Flatten(),
+                                                      nn::Linear(32 * 7 * 7, 10)));
+  throw std::invalid_argument("week05_bench: no step piece named " + name);
+}
+
+void BM_StepPiece(benchmark::State& state, const char* name) {
+  const Piece piece = make_piece(name);
+  piece();  // warm: first-touch pages, gradient buffers, the threads
+  for (auto _ : state) piece();
+  add_threads(state);
+}
+#define KINDLING_STEP_PIECE(name) \
+  BENCHMARK_CAPTURE(BM_StepPiece, name, #name)->Unit(benchmark::kMicrosecond)->MinTime(0.1)->UseRealTime()
+KINDLING_STEP_PIECE(mlp_linear1);
+KINDLING_STEP_PIECE(mlp_relu);
+KINDLING_STEP_PIECE(mlp_linear2);
+KINDLING_STEP_PIECE(loss);
+KINDLING_STEP_PIECE(mlp_sgd);
+KINDLING_STEP_PIECE(cnn_conv1);
+KINDLING_STEP_PIECE(cnn_relu1);
+KINDLING_STEP_PIECE(cnn_pool1);
+KINDLING_STEP_PIECE(cnn_conv2);
+KINDLING_STEP_PIECE(cnn_relu2);
+KINDLING_STEP_PIECE(cnn_pool2);
+KINDLING_STEP_PIECE(cnn_head);
+KINDLING_STEP_PIECE(cnn_sgd);
+#undef KINDLING_STEP_PIECE
 
 constexpr std::int64_t kParams = 10'000'000;
 

@@ -208,11 +208,51 @@ def week5(s):
             ("Adam step, 10M params", "BM_AdamStep10M/real_time", "adam_step_10m"),
             ("10M floats: memcpy vs copy_", "BM_CopyBandwidth/real_time", "copy_10m")]
     s.compare(5, rows, "ms", 38)
+    pieces(s)
     copy_gbs = statistics.median(k["BM_CopyBandwidth/real_time"]["GB/s"] for k in runs5) / 1e9
     for name, bench in (("SGD momentum", "BM_SgdMomentumStep10M/real_time"), ("Adam", "BM_AdamStep10M/real_time")):
         gbs = statistics.median(k[bench]["GB/s"] for k in runs5) / 1e9
         print(f"  {name} step: {gbs:.1f} GB/s of the bytes it must move, {gbs / copy_gbs:.2f} of a measured copy "
               f"({copy_gbs:.1f} GB/s; goal >= 0.6)")
+
+
+# The week-5 steps piece by piece (BM_StepPiece in week05_bench.cpp, PIECES in week05_torch.py).
+PIECES = {"MLP": [("Linear 784->256", "mlp_linear1"), ("ReLU 64x256", "mlp_relu"), ("Linear 256->10", "mlp_linear2"),
+                  ("cross-entropy 64x10", "loss"), ("SGD momentum step", "mlp_sgd")],
+          "CNN": [("conv 1->16 3x3 28x28", "cnn_conv1"), ("ReLU 64x16x28x28", "cnn_relu1"),
+                  ("MaxPool2d(2) 64x16x28x28", "cnn_pool1"), ("conv 16->32 3x3 14x14", "cnn_conv2"),
+                  ("ReLU 64x32x14x14", "cnn_relu2"), ("MaxPool2d(2) 64x32x14x14", "cnn_pool2"),
+                  ("Flatten + Linear 1568->10", "cnn_head"), ("cross-entropy 64x10", "loss"),
+                  ("SGD momentum step", "cnn_sgd")]}
+STEPS = {"MLP": ("BM_MlpEpoch60k/real_time", "mlp_epoch_60k", 60000 // 64),
+         "CNN": ("BM_CnnEpoch6400/real_time", "cnn_epoch_6400", 6400 // 64)}
+
+
+def piece_run(p):
+    """A piece's key: its run name without what Google Benchmark adds (BM_StepPiece/loss/min_time:0.100/real_time)."""
+    return f"BM_StepPiece/{p}"
+
+
+def pieces(s):
+    """Each model's step piece by piece: ratios, then the pieces' sum beside one step (epoch / steps)."""
+    runs5 = s.kindling[5]
+    for k in runs5:
+        for name in [n for n in k if n.startswith("BM_StepPiece/")]:
+            k[piece_run(name.split("/")[1])] = k[name]
+    if not all(piece_run("loss") in k for k in runs5):
+        return  # a bench built before the pieces
+    for model, rows in PIECES.items():
+        print(f"\nWeek 5, the {model} step piece by piece (batch 64, each layer forward + backward alone)")
+        s.compare(5, [(f"{model} step: {label}", piece_run(key), f"piece_{key}")
+                      for label, key in rows], "us", 42)
+        bench, key, steps = STEPS[model]
+        k_sum = statistics.median(sum(seconds(k[piece_run(p)]) for _, p in rows)
+                                  for k in runs5)
+        t_sum = statistics.median(sum(t[f"piece_{p}"] for _, p in rows) for t in s.torch[5])
+        k_step = statistics.median(seconds(k[bench]) for k in runs5) / steps
+        t_step = statistics.median(t[key] for t in s.torch[5]) / steps
+        print(f"  the pieces add up to Kindling {k_sum * 1e6:.0f} us, PyTorch {t_sum * 1e6:.0f} us; one step "
+              f"(epoch / {steps}): Kindling {k_step * 1e6:.0f} us, PyTorch {t_step * 1e6:.0f} us")
 
 
 WEEK_REPORTS = {1: week1, 2: week2, 3: week3, 4: week4, 5: week5}
