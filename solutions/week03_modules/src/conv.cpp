@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <kindling/conv.hpp>
@@ -218,6 +219,74 @@ void col2im_image(T* cols, std::int64_t ld, T* image, const ConvGeometry& g, con
                           taps[static_cast<std::size_t>(k)]);
 }
 
+// ---- 'same'-width convolutions: columns that share their rows ------------------------------------
+// When rows are runs (stride 1, OW == W), tap (ki, kj)'s row of the columns is tap (0, kj)'s row of
+// a taller band read ki * dh rows down: band (c, kj) holds the R = H + 2 ph rows of channel c
+// (row r is input row r - ph) shifted by kj * dw - pw columns, 0 outside the plane, and rows
+// [ki * dh, ki * dh + OH) of it are the columns' row (c, ki, kj). An image then needs C * kw bands
+// of R * W values (3 times the image for a 3 x 3 kernel) instead of C * kh * kw rows of OH * W (9
+// times), and each product splits into kh, one per kernel row ki, over the bands read ki * dh rows
+// down: B_ki, rows (c, kj), leading dimension R * W. The weight is reordered to match: (kh, O,
+// C / G * kw), row ki holding w[:, :, ki, :]. Taken when each of those products is at least
+// kMinBandDepth deep (a one-channel input's three bands would make products 3 deep).
+constexpr std::int64_t kMinBandDepth = 16;
+struct Bands {
+  ConvGeometry g;          // the bands' own geometry: one kernel row, OH = R
+  std::vector<Tap> taps;   // band kj's tap
+  std::int64_t size = 0;   // values per band: R * W
+  std::int64_t depth = 0;  // rows of B_ki per group: C / G * kw
+};
+std::optional<Bands> bands_of(const ConvGeometry& g) {
+  if (!rows_are_runs(g) || g.kh < 2 || g.C / g.G * g.kw < kMinBandDepth) return std::nullopt;
+  Bands b;
+  b.g = g;
+  b.g.kh = 1;
+  b.g.OH = g.H + 2 * g.ph;  // tap (kh - 1, kj) reads band rows up to (kh - 1) dh + OH = H + 2 ph
+  b.taps = taps_of(b.g);
+  b.size = b.g.OH * g.W;
+  b.depth = g.C / g.G * g.kw;
+  return b;
+}
+// One image's C * kw bands, band (c, kj) at out + (c * kw + kj) * size.
+template <class T>
+void bands_of_image(const T* image, T* out, const ConvGeometry& g, const Bands& b) {
+  for (std::int64_t c = 0; c < g.C; ++c)
+    for (std::int64_t kj = 0; kj < g.kw; ++kj)
+      im2col_row(image + c * g.H * g.W, out + (c * g.kw + kj) * b.size, b.g, b.taps[static_cast<std::size_t>(kj)]);
+}
+// The adjoint: one image's (C, H, W) gradient from its bands' gradient (the caller's buffer, whose
+// padding entries are overwritten).
+template <class T>
+void image_of_bands(T* in, T* image, const ConvGeometry& g, const Bands& b) {
+  std::fill(image, image + g.C * g.H * g.W, T(0));
+  for (std::int64_t c = 0; c < g.C; ++c)
+    for (std::int64_t kj = 0; kj < g.kw; ++kj)
+      col2im_row_in_place(in + (c * g.kw + kj) * b.size, image + c * g.H * g.W, b.g,
+                          b.taps[static_cast<std::size_t>(kj)]);
+}
+// The (O, C / G, kh, kw) weight in the band order (kh, O, C / G * kw), and back: `to_bands` says
+// which way. Value (o, cg, ki, kj) is at ((o * C / G + cg) * kh + ki) * kw + kj in the first and
+// at ((ki * O + o) * C / G + cg) * kw + kj in the second.
+template <class T>
+void reorder_by_kernel_row(const T* from, T* to, const ConvGeometry& g, bool to_bands) {
+  const std::int64_t cgs = g.C / g.G;
+  for (std::int64_t o = 0; o < g.O; ++o)
+    for (std::int64_t cg = 0; cg < cgs; ++cg)
+      for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+        const std::int64_t plain = ((o * cgs + cg) * g.kh + ki) * g.kw, band = ((ki * g.O + o) * cgs + cg) * g.kw;
+        if (to_bands)
+          std::copy(from + plain, from + plain + g.kw, to + band);
+        else
+          std::copy(from + band, from + band + g.kw, to + plain);
+      }
+}
+template <class T>
+std::vector<T> weight_by_kernel_row(const T* w, const ConvGeometry& g) {
+  std::vector<T> out(static_cast<std::size_t>(g.O * g.K()));
+  reorder_by_kernel_row(w, out.data(), g, true);
+  return out;
+}
+
 // A buffer of `n` values for one image's columns: one of two that each thread keeps and grows
 // (`which`), so that no product after the first faults pages in (see linalg.cpp's Packing), or,
 // above kKeptScratch bytes, a buffer of its own, freed with this object.
@@ -264,30 +333,39 @@ class LoopError {
   std::exception_ptr error_;
 };
 
-// The forward product image by image: out (N, O, L) = W cols(x_n) (+ bias), the images shared
-// by the threads (each product then on its thread alone; with one image, cut by gemm_raw).
+// The forward product image by image: out (N, O, L) = W cols(x_n) + bias, the images shared by the
+// threads (each product then on its thread alone; with one image, cut by gemm_raw). Each image's
+// output starts at the bias (or 0) and the products add into it.
 template <class T>
 void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const ConvGeometry& g) {
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
   const std::vector<Tap> taps = taps_of(g);
+  const std::optional<Bands> bands = bands_of(g);
+  const std::vector<T> wk = bands ? weight_by_kernel_row(w, g) : std::vector<T>();
   const int threads =
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
   LoopError error;
   KINDLING_OMP_FOR(threads, g.N)
   for (std::int64_t n = 0; n < g.N; ++n)
     error.run([&] {
+      T* o = out + n * g.O * L;
+      for (std::int64_t oc = 0; oc < g.O; ++oc) std::fill(o + oc * L, o + (oc + 1) * L, bias ? bias[oc] : T(0));
+      if (bands) {
+        const std::int64_t depth = bands->depth, size = bands->size;
+        const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
+        bands_of_image(x + n * image, b.data(), g, *bands);
+        for (std::int64_t grp = 0; grp < g.G; ++grp)
+          for (std::int64_t ki = 0; ki < g.kh; ++ki)
+            kindling::detail::gemm_raw<T>(o + grp * og * L, L, {wk.data() + (ki * g.O + grp * og) * depth, depth, true},
+                                          {b.data() + grp * depth * size + ki * g.dh * g.W, size, true}, og, L, depth,
+                                          true);
+        return;
+      }
       const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
       im2col_image(x + n * image, cols.data(), L, g, taps);
-      T* o = out + n * g.O * L;
       for (std::int64_t grp = 0; grp < g.G; ++grp)
         kindling::detail::gemm_raw<T>(o + grp * og * L, L, {w + grp * og * K, K, true},
-                                      {cols.data() + grp * K * L, L, true}, og, L, K, false);
-      if (bias)
-        for (std::int64_t oc = 0; oc < g.O; ++oc) {
-          T* row = o + oc * L;
-          const T add = bias[oc];
-          for (std::int64_t l = 0; l < L; ++l) row[l] += add;
-        }
+                                      {cols.data() + grp * K * L, L, true}, og, L, K, true);
     });
   error.rethrow();
 }
@@ -316,12 +394,16 @@ std::int64_t backward_pieces(const ConvGeometry& g) {
 
 // The backward image by image, from the (N, O, L) gradient gy: gx (N, C, H, W) = col2im(W^T gy_n),
 // gw (O, K) = sum over n of gy_n cols(x_n)^T, gb (O) = sum over n and L of gy_n; each pointer
-// null when that gradient is not needed.
+// null when that gradient is not needed. With bands, the same per kernel row: gw's row ki
+// (in the band order) sums gy_n B_ki^T, and the bands' gradient sums W_ki^T gy_n read ki * dh
+// rows down.
 template <class T>
 void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, const ConvGeometry& g) {
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
   const std::int64_t pieces = backward_pieces(g), OK = g.O * K;
   const std::vector<Tap> taps = taps_of(g);
+  const std::optional<Bands> bands = bands_of(g);
+  const std::vector<T> wk = bands && gx ? weight_by_kernel_row(w, g) : std::vector<T>();
   // One buffer of partial sums per piece, allocated once, before the region.
   std::vector<T> weight_sums(gw ? static_cast<std::size_t>(pieces * OK) : 0);
   std::vector<double> bias_sums(gb ? static_cast<std::size_t>(pieces * g.O) : 0, 0.0);
@@ -335,7 +417,17 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
       const std::int64_t first = g.N * piece / pieces, last = g.N * (piece + 1) / pieces;
       for (std::int64_t n = first; n < last; ++n) {
         const T* gyn = gy + n * g.O * L;
-        if (gw) {  // dW_g += dY_g cols_g^T (cols^T: the buffer read column-major)
+        if (gw && bands) {  // row ki of dW_g (band order) += dY_g B_ki^T (B_ki^T: the bands read column-major)
+          const std::int64_t depth = bands->depth, size = bands->size;
+          const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
+          bands_of_image(x + n * image, b.data(), g, *bands);
+          T* sum = weight_sums.data() + piece * OK;
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            for (std::int64_t ki = 0; ki < g.kh; ++ki)
+              kindling::detail::gemm_raw<T>(sum + (ki * g.O + grp * og) * depth, depth, {gyn + grp * og * L, L, true},
+                                            {b.data() + grp * depth * size + ki * g.dh * g.W, size, false}, og, depth,
+                                            L, n != first);
+        } else if (gw) {  // dW_g += dY_g cols_g^T (cols^T: the buffer read column-major)
           const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
           im2col_image(x + n * image, cols.data(), L, g, taps);
           T* sum = weight_sums.data() + piece * OK;
@@ -347,7 +439,17 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
           double* sum = bias_sums.data() + piece * g.O;
           for (std::int64_t oc = 0; oc < g.O; ++oc) sum[oc] += row_sum(gyn + oc * L, L);
         }
-        if (gx) {  // dcols_g = W_g^T dY_g (W_g^T: the weight read column-major), then back to the pixels
+        if (gx && bands) {  // dB_ki += W_ki^T dY_g for each kernel row, then back to the pixels
+          const std::int64_t depth = bands->depth, size = bands->size;
+          const Scratch<T> b(1, static_cast<std::size_t>(g.C * g.kw * size));
+          std::fill(b.data(), b.data() + g.C * g.kw * size, T(0));
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            for (std::int64_t ki = 0; ki < g.kh; ++ki)
+              kindling::detail::gemm_raw<T>(b.data() + grp * depth * size + ki * g.dh * g.W, size,
+                                            {wk.data() + (ki * g.O + grp * og) * depth, depth, false},
+                                            {gyn + grp * og * L, L, true}, depth, L, og, true);
+          image_of_bands(b.data(), gx + n * image, g, *bands);
+        } else if (gx) {  // dcols_g = W_g^T dY_g (W_g^T: the weight read column-major), then back to the pixels
           const Scratch<T> cols(1, static_cast<std::size_t>(rows * L));
           for (std::int64_t grp = 0; grp < g.G; ++grp)
             kindling::detail::gemm_raw<T>(cols.data() + grp * K * L, L, {w + grp * og * K, K, false},
@@ -357,10 +459,14 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
       }
     });
   error.rethrow();
-  if (gw) {
-    std::copy(weight_sums.begin(), weight_sums.begin() + OK, gw);
+  if (gw) {  // the pieces' sums added in order, into the first piece's (then out of the band order)
+    T* const sum = weight_sums.data();
     for (std::int64_t p = 1; p < pieces; ++p)
-      for (std::int64_t i = 0; i < OK; ++i) gw[i] += weight_sums[static_cast<std::size_t>(p * OK + i)];
+      for (std::int64_t i = 0; i < OK; ++i) sum[i] += sum[p * OK + i];
+    if (bands)
+      reorder_by_kernel_row(sum, gw, g, false);
+    else
+      std::copy(sum, sum + OK, gw);
   }
   if (gb)
     for (std::int64_t oc = 0; oc < g.O; ++oc) {
