@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draws the scaling chart of docs/performance.md from tools/bench-compare's results.json files:
 speed-up against threads (each library's 1-thread time over its N-thread time) for
-sum 4096², mm 2048, the small CNN's forward + backward and the MLP epoch, Kindling
+sum 4096², mm 2048, the small CNN's forward + backward, the MLP epoch and the CNN epoch, Kindling
 and PyTorch on the same axes, with the machine named. No plotting library needed.
 
   tools/bench-compare --weeks 1 --threads 1,2 --out build/bc1      # and --weeks 3, --weeks 5
@@ -12,7 +12,8 @@ import sys
 
 PANELS = [("sum 4096x4096", "sum 4096²"), ("mm fp32 2048", "mm fp32 2048"),
           ("small CNN b64 28x28 fwd+bwd", "small CNN fwd+bwd, b64"),
-          ("MLP 784-256-10 epoch, 60k, b64, SGD", "MLP epoch, 60k, b64")]
+          ("MLP 784-256-10 epoch, 60k, b64, SGD", "MLP epoch, 60k, b64"),
+          ("small CNN, 6,400 examples, b64, SGD", "CNN epoch, 6,400, b64")]
 
 
 def main():
