@@ -10,7 +10,9 @@
 // images side by side, (C * kh * kw, N * OH * OW), and the output reordered after it.
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -236,8 +238,8 @@ struct Bands {
   std::int64_t size = 0;   // values per band: R * W
   std::int64_t depth = 0;  // rows of B_ki per group: C / G * kw
 };
-std::optional<Bands> bands_of(const ConvGeometry& g) {
-  if (!rows_are_runs(g) || g.kh < 2 || g.C / g.G * g.kw < kMinBandDepth) return std::nullopt;
+// The bands of a geometry whose rows are runs.
+Bands make_bands(const ConvGeometry& g) {
   Bands b;
   b.g = g;
   b.g.kh = 1;
@@ -246,6 +248,10 @@ std::optional<Bands> bands_of(const ConvGeometry& g) {
   b.size = b.g.OH * g.W;
   b.depth = g.C / g.G * g.kw;
   return b;
+}
+std::optional<Bands> bands_of(const ConvGeometry& g) {
+  if (!rows_are_runs(g) || g.kh < 2 || g.C / g.G * g.kw < kMinBandDepth) return std::nullopt;
+  return make_bands(g);
 }
 // One image's C * kw bands, band (c, kj) at out + (c * kw + kj) * size.
 template <class T>
@@ -285,6 +291,187 @@ std::vector<T> weight_by_kernel_row(const T* w, const ConvGeometry& g) {
   std::vector<T> out(static_cast<std::size_t>(g.O * g.K()));
   reorder_by_kernel_row(w, out.data(), g, true);
   return out;
+}
+
+// ---- shallow convolutions: sums too short for a matrix product ----------------------------------
+// When each output value sums fewer than kMinBandDepth products (a one-channel input under a 3 x 3
+// kernel: 9), a matrix product spends its time packing its operands and loading and storing its
+// output, not multiplying. With rows as runs, such a convolution is computed from the bands
+// directly: out[o][p] += sum over k of w[o][k] * band_k[p], where k = (cg, ki, kj) runs along the
+// weight's row and band_k is band (cg, kj) read ki * dh rows down; the weight gradient is the dot
+// products sum over p of gy[o][p] * band_k[p]. Both are written with vectors of positions (GCC's
+// vector extensions: AVX-512, AVX2 or SSE registers, whichever the build targets), a few outputs
+// at a time, so that each loaded position feeds several multiply-adds.
+std::optional<Bands> shallow_of(const ConvGeometry& g) {
+  if (!rows_are_runs(g) || g.K() >= kMinBandDepth) return std::nullopt;
+  return make_bands(g);
+}
+// Where band_k starts, for each k of group `grp` (relative to the image's first band).
+std::vector<std::int64_t> shallow_offsets(const ConvGeometry& g, const Bands& b, std::int64_t grp) {
+  const std::int64_t cgs = g.C / g.G;
+  std::vector<std::int64_t> off;
+  off.reserve(static_cast<std::size_t>(g.K()));
+  for (std::int64_t cg = 0; cg < cgs; ++cg)
+    for (std::int64_t ki = 0; ki < g.kh; ++ki)
+      for (std::int64_t kj = 0; kj < g.kw; ++kj)
+        off.push_back(((grp * cgs + cg) * g.kw + kj) * b.size + ki * g.dh * g.W);
+  return off;
+}
+
+#if defined(__AVX512F__)
+constexpr int kVectorBytes = 64;
+#elif defined(__AVX__)
+constexpr int kVectorBytes = 32;
+#else
+constexpr int kVectorBytes = 16;
+#endif
+template <class T>
+struct VectorOf {
+  typedef T type [[gnu::vector_size(kVectorBytes)]];
+};
+template <class T>
+using Vector = typename VectorOf<T>::type;
+template <class T>
+constexpr std::int64_t kLanes = kVectorBytes / static_cast<std::int64_t>(sizeof(T));
+template <class T>
+Vector<T> load(const T* p) {
+  Vector<T> v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+template <class T>
+void store(T* p, const Vector<T>& v) {
+  std::memcpy(p, &v, sizeof v);
+}
+
+// Outputs [0, OB) at positions [p, p + V vectors): out (rows of ld `ld`) += w (rows of ld K) times
+// the bands (band_k at bands + off[k]).
+template <class T, int OB, int V>
+void shallow_block(T* out, std::int64_t ld, const T* w, std::int64_t K, const T* bands, const std::int64_t* off,
+                   std::int64_t p) {
+  constexpr std::int64_t n = kLanes<T>;
+  Vector<T> acc[OB][V];
+  for (int o = 0; o < OB; ++o)
+    for (int v = 0; v < V; ++v) acc[o][v] = load(out + o * ld + p + v * n);
+  for (std::int64_t k = 0; k < K; ++k) {
+    const T* src = bands + off[k] + p;
+    Vector<T> x[V];
+    for (int v = 0; v < V; ++v) x[v] = load(src + v * n);
+    for (int o = 0; o < OB; ++o) {
+      const T wk = w[o * K + k];
+      for (int v = 0; v < V; ++v) acc[o][v] += wk * x[v];
+    }
+  }
+  for (int o = 0; o < OB; ++o)
+    for (int v = 0; v < V; ++v) store(out + o * ld + p + v * n, acc[o][v]);
+}
+// The last `count` (< one vector) positions from p of `rows` rows of ld `ld` (band rows at
+// base + off[r]), copied into vectors padded with zeros, row r at pad + r * lanes.
+template <class T>
+void pad_tail(T* pad, const T* base, const std::int64_t* off, std::int64_t ld, std::int64_t rows, std::int64_t p,
+              std::int64_t count) {
+  constexpr std::int64_t n = kLanes<T>;
+  std::fill(pad, pad + rows * n, T(0));
+  for (std::int64_t r = 0; r < rows; ++r) std::copy_n(base + (off ? off[r] : r * ld) + p, count, pad + r * n);
+}
+// Outputs [0, OB) over all L positions: two vectors at a time, then one, then the last positions
+// in vectors padded with zeros.
+template <class T, int OB>
+void shallow_rows(T* out, std::int64_t L, const T* w, std::int64_t K, const T* bands, const std::int64_t* off) {
+  constexpr std::int64_t n = kLanes<T>;
+  std::int64_t p = 0;
+  for (; p + 2 * n <= L; p += 2 * n) shallow_block<T, OB, 2>(out, L, w, K, bands, off, p);
+  for (; p + n <= L; p += n) shallow_block<T, OB, 1>(out, L, w, K, bands, off, p);
+  if (p == L) return;
+  const std::int64_t count = L - p;
+  T src[kMinBandDepth * n], dst[OB * n];
+  std::int64_t rows[kMinBandDepth];
+  for (std::int64_t k = 0; k < K; ++k) rows[k] = k * n;
+  pad_tail(src, bands, off, 0, K, p, count);
+  pad_tail(dst, out, nullptr, L, OB, p, count);
+  shallow_block<T, OB, 1>(dst, n, w, K, src, rows, 0);
+  for (int o = 0; o < OB; ++o) std::copy_n(dst + o * n, count, out + o * L + p);
+}
+// One group of one image: out (og rows of L) += w (og rows of K) times the bands.
+template <class T>
+void shallow_forward(T* out, std::int64_t L, const T* w, std::int64_t K, std::int64_t og, const T* bands,
+                     const std::int64_t* off) {
+  constexpr int kOutputs = 8;  // 8 outputs x 2 vectors: 16 accumulators
+  std::int64_t o = 0;
+  for (; o + kOutputs <= og; o += kOutputs) shallow_rows<T, kOutputs>(out + o * L, L, w + o * K, K, bands, off);
+  for (; o < og; ++o) shallow_rows<T, 1>(out + o * L, L, w + o * K, K, bands, off);
+}
+
+// The sum of a vector's lanes, pairwise (an order fixed by the build's vector width).
+template <class T>
+T lane_sum(const Vector<T>& v) {
+  T lanes[kLanes<T>];
+  std::memcpy(lanes, &v, sizeof v);
+  for (std::int64_t width = kLanes<T> / 2; width >= 1; width /= 2)
+    for (std::int64_t i = 0; i < width; ++i) lanes[i] += lanes[i + width];
+  return lanes[0];
+}
+// Outputs [0, OB) and taps [0, KB): sum (ld K) (+)= the dot products of gy's rows (ld L) with the
+// bands, in vectors of positions (the last positions in vectors padded with zeros). Each dot product
+// stays a vector of partial sums, added up over the images of a piece of the batch; its lanes are
+// added once, at the end of the backward.
+template <class T, int OB, int KB>
+void shallow_dots(Vector<T>* sum, std::int64_t K, const T* gy, std::int64_t L, const T* bands, const std::int64_t* off,
+                  bool accumulate) {
+  constexpr std::int64_t n = kLanes<T>;
+  Vector<T> acc[OB][KB] = {};
+  const auto step = [&](const T* g_rows, std::int64_t g_ld, const T* b_base, const std::int64_t* b_off,
+                        std::int64_t p) {
+    Vector<T> g[OB];
+    for (int o = 0; o < OB; ++o) g[o] = load(g_rows + o * g_ld + p);
+    for (int k = 0; k < KB; ++k) {
+      const Vector<T> x = load(b_base + b_off[k] + p);
+      for (int o = 0; o < OB; ++o) acc[o][k] += g[o] * x;
+    }
+  };
+  std::int64_t p = 0;
+  for (; p + n <= L; p += n) step(gy, L, bands, off, p);
+  if (p < L) {
+    T g_pad[OB * n], b_pad[KB * n];
+    std::int64_t rows[KB];
+    for (int k = 0; k < KB; ++k) rows[k] = k * n;
+    pad_tail(g_pad, gy, nullptr, L, OB, p, L - p);
+    pad_tail(b_pad, bands, off, 0, KB, p, L - p);
+    step(g_pad, n, b_pad, rows, 0);
+  }
+  for (int o = 0; o < OB; ++o)
+    for (int k = 0; k < KB; ++k) sum[o * K + k] = accumulate ? sum[o * K + k] + acc[o][k] : acc[o][k];
+}
+template <class T, int OB>
+void shallow_dots(Vector<T>* sum, std::int64_t K, const T* gy, std::int64_t L, const T* bands, const std::int64_t* off,
+                  bool accumulate) {
+  // Taps 8 at a time (2 outputs x 8 taps: 16 accumulators), the rest in one block of 1 to 7.
+  std::int64_t k = 0;
+  for (; k + 8 <= K; k += 8) shallow_dots<T, OB, 8>(sum + k, K, gy, L, bands, off + k, accumulate);
+  switch (K - k) {
+#define KINDLING_SHALLOW_TAIL(KB) \
+  case KB:                        \
+    return shallow_dots<T, OB, KB>(sum + k, K, gy, L, bands, off + k, accumulate);
+    KINDLING_SHALLOW_TAIL(1)
+    KINDLING_SHALLOW_TAIL(2)
+    KINDLING_SHALLOW_TAIL(3)
+    KINDLING_SHALLOW_TAIL(4)
+    KINDLING_SHALLOW_TAIL(5)
+    KINDLING_SHALLOW_TAIL(6)
+    KINDLING_SHALLOW_TAIL(7)
+#undef KINDLING_SHALLOW_TAIL
+    default:
+      return;
+  }
+}
+// One group of one image's weight gradient: sum (og rows of K, vectors of partial sums) (+)= gy
+// (og rows of L) times the bands.
+template <class T>
+void shallow_weight_grad(Vector<T>* sum, std::int64_t K, const T* gy, std::int64_t L, std::int64_t og, const T* bands,
+                         const std::int64_t* off, bool accumulate) {
+  std::int64_t o = 0;
+  for (; o + 2 <= og; o += 2) shallow_dots<T, 2>(sum + o * K, K, gy + o * L, L, bands, off, accumulate);
+  for (; o < og; ++o) shallow_dots<T, 1>(sum + o * K, K, gy + o * L, L, bands, off, accumulate);
 }
 
 // A buffer of `n` values for one image's columns: one of two that each thread keeps and grows
@@ -340,8 +527,10 @@ template <class T>
 void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const ConvGeometry& g) {
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
   const std::vector<Tap> taps = taps_of(g);
-  const std::optional<Bands> bands = bands_of(g);
+  const std::optional<Bands> bands = bands_of(g), shallow = shallow_of(g);
   const std::vector<T> wk = bands ? weight_by_kernel_row(w, g) : std::vector<T>();
+  std::vector<std::vector<std::int64_t>> offsets;
+  for (std::int64_t grp = 0; shallow && grp < g.G; ++grp) offsets.push_back(shallow_offsets(g, *shallow, grp));
   const int threads =
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
   LoopError error;
@@ -350,6 +539,14 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
     error.run([&] {
       T* o = out + n * g.O * L;
       for (std::int64_t oc = 0; oc < g.O; ++oc) std::fill(o + oc * L, o + (oc + 1) * L, bias ? bias[oc] : T(0));
+      if (shallow) {
+        const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * shallow->size));
+        bands_of_image(x + n * image, b.data(), g, *shallow);
+        for (std::int64_t grp = 0; grp < g.G; ++grp)
+          shallow_forward<T>(o + grp * og * L, L, w + grp * og * K, K, og, b.data(),
+                             offsets[static_cast<std::size_t>(grp)].data());
+        return;
+      }
       if (bands) {
         const std::int64_t depth = bands->depth, size = bands->size;
         const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
@@ -402,11 +599,16 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
   const std::int64_t pieces = backward_pieces(g), OK = g.O * K;
   const std::vector<Tap> taps = taps_of(g);
-  const std::optional<Bands> bands = bands_of(g);
+  const std::optional<Bands> bands = bands_of(g), shallow = gw ? shallow_of(g) : std::nullopt;
   const std::vector<T> wk = bands && gx ? weight_by_kernel_row(w, g) : std::vector<T>();
+  std::vector<std::vector<std::int64_t>> offsets;
+  for (std::int64_t grp = 0; shallow && grp < g.G; ++grp) offsets.push_back(shallow_offsets(g, *shallow, grp));
   // One buffer of partial sums per piece, allocated once, before the region.
   std::vector<T> weight_sums(gw ? static_cast<std::size_t>(pieces * OK) : 0);
   std::vector<double> bias_sums(gb ? static_cast<std::size_t>(pieces * g.O) : 0, 0.0);
+  // shallow_dots' sums, one vector per weight value and piece (each piece's first image writes its own)
+  const std::unique_ptr<Vector<T>[]> lane_sums(shallow ? new Vector<T>[static_cast<std::size_t>(pieces * OK)]
+                                                       : nullptr);
   const std::int64_t products = (gw ? 1 : 0) + (gx ? 1 : 0);
   const int threads = kindling::detail::parallel_threads("conv2d.backward", products * g.N * g.O * K * L, pieces,
                                                          kindling::detail::kMatmulGrain);
@@ -417,7 +619,14 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
       const std::int64_t first = g.N * piece / pieces, last = g.N * (piece + 1) / pieces;
       for (std::int64_t n = first; n < last; ++n) {
         const T* gyn = gy + n * g.O * L;
-        if (gw && bands) {  // row ki of dW_g (band order) += dY_g B_ki^T (B_ki^T: the bands read column-major)
+        if (gw && shallow) {  // dW_g += the dot products of dY_g's rows with the bands
+          const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * shallow->size));
+          bands_of_image(x + n * image, b.data(), g, *shallow);
+          Vector<T>* sum = lane_sums.get() + piece * OK;
+          for (std::int64_t grp = 0; grp < g.G; ++grp)
+            shallow_weight_grad<T>(sum + grp * og * K, K, gyn + grp * og * L, L, og, b.data(),
+                                   offsets[static_cast<std::size_t>(grp)].data(), n != first);
+        } else if (gw && bands) {  // row ki of dW_g (band order) += dY_g B_ki^T (B_ki^T: the bands read column-major)
           const std::int64_t depth = bands->depth, size = bands->size;
           const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
           bands_of_image(x + n * image, b.data(), g, *bands);
@@ -461,7 +670,13 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   error.rethrow();
   if (gw) {  // the pieces' sums added in order, into the first piece's (then out of the band order)
     T* const sum = weight_sums.data();
-    for (std::int64_t p = 1; p < pieces; ++p)
+    if (shallow) {  // the pieces' vectors added in order, then each vector's lanes
+      for (std::int64_t p = 1; p < pieces; ++p)
+        for (std::int64_t i = 0; i < OK; ++i)
+          lane_sums[static_cast<std::size_t>(i)] += lane_sums[static_cast<std::size_t>(p * OK + i)];
+      for (std::int64_t i = 0; i < OK; ++i) sum[i] = lane_sum<T>(lane_sums[static_cast<std::size_t>(i)]);
+    }
+    for (std::int64_t p = 1; p < pieces && !shallow; ++p)
       for (std::int64_t i = 0; i < OK; ++i) sum[i] += sum[p * OK + i];
     if (bands)
       reorder_by_kernel_row(sum, gw, g, false);

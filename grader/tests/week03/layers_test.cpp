@@ -142,19 +142,60 @@ TEST(EngineLayers, Conv2dMatchesPyTorch) {
             oracle_string("conv_names", "conv"));
 }
 
+// A convolution by its definition, a direct loop in double: the output and the three gradients
+// (given the output's gradient GY) of x (N, C, H, W) with w (O, C / G, kh, kw) and bias b.
+struct ConvGeometry {
+  int N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw;
+  int OH() const { return (H + 2 * ph - dh * (kh - 1) - 1) / sh + 1; }
+  int OW() const { return (W + 2 * pw - dw * (kw - 1) - 1) / sw + 1; }
+};
+struct ConvByDefinition {
+  std::vector<double> Y, GX, GW, GB;
+};
+ConvByDefinition conv_by_definition(const ConvGeometry& c, const std::vector<double>& X, const std::vector<double>& Wt,
+                                    const std::vector<double>& B, const std::vector<double>& GY) {
+  const int Cg = c.C / c.G, Og = c.O / c.G, OH = c.OH(), OW = c.OW();
+  ConvByDefinition r{std::vector<double>(GY.size()), std::vector<double>(X.size()), std::vector<double>(Wt.size()),
+                     std::vector<double>(B.size())};
+  for (int n = 0; n < c.N; ++n)
+    for (int o = 0; o < c.O; ++o)
+      for (int i = 0; i < OH; ++i)
+        for (int j = 0; j < OW; ++j) {
+          const std::size_t yi = static_cast<std::size_t>(((n * c.O + o) * OH + i) * OW + j);
+          double sum = B[static_cast<std::size_t>(o)];
+          r.GB[static_cast<std::size_t>(o)] += GY[yi];
+          for (int ch = 0; ch < Cg; ++ch)
+            for (int a = 0; a < c.kh; ++a)
+              for (int e = 0; e < c.kw; ++e) {
+                const int ih = i * c.sh - c.ph + a * c.dh, iw = j * c.sw - c.pw + e * c.dw;
+                if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
+                const auto xi = static_cast<std::size_t>(((n * c.C + o / Og * Cg + ch) * c.H + ih) * c.W + iw);
+                const auto wi = static_cast<std::size_t>(((o * Cg + ch) * c.kh + a) * c.kw + e);
+                sum += Wt[wi] * X[xi];
+                r.GX[xi] += Wt[wi] * GY[yi];
+                r.GW[wi] += X[xi] * GY[yi];
+              }
+          r.Y[yi] = sum;
+        }
+  return r;
+}
+
 // 300 random geometries (batch, groups, window, stride, padding, dilation; a third of them with
 // stride 1 and rows as wide as the input's, which the CPU copies and adds as whole runs) in float64,
 // against the definition written as a direct loop: the output and the three gradients.
 TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
   std::mt19937 rng(5);
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int runs = 0, bands = 0;
+  int runs = 0, bands = 0, shallow = 0, shallow_many = 0;
   for (int it = 0; it < 300; ++it) {
     // A third with 4-9 channels a group: with a kernel 4 or 5 wide, the products of the CPU's band form.
-    const int wide = pick(0, 2) == 0;
-    const int G = pick(1, 3), N = pick(1, 5), Cg = wide ? pick(4, 9) : pick(1, 3), Og = pick(1, 3), C = G * Cg,
-              O = G * Og;
-    const int kh = pick(1, 4), kw = pick(1, 5), dh = pick(1, 2), dw = pick(1, 3), H = pick(1, 9), W = pick(1, 9);
+    // A sixth with up to 12 outputs a group and planes up to 20 x 20: with few channels, the CPU's
+    // direct form for shallow sums (outputs 8 at a time, positions a vector or two at a time).
+    const int kind = pick(0, 5), wide = kind <= 1, big = kind == 2;
+    const int G = pick(1, 3), N = pick(1, 5), Cg = wide ? pick(4, 9) : pick(1, 3), Og = big ? pick(1, 12) : pick(1, 3),
+              C = G * Cg, O = G * Og;
+    const int kh = pick(1, 4), kw = pick(1, 5), dh = pick(1, 2), dw = pick(1, 3), H = pick(1, big ? 20 : 9),
+              W = pick(1, big ? 20 : 9);
     const bool unit_stride = pick(0, 1) == 0;
     const int sh = unit_stride ? 1 : pick(1, 3), sw = unit_stride ? 1 : pick(1, 3);
     int ph = pick(0, 3), pw = pick(0, 4);
@@ -164,6 +205,9 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     const int OH = (H + 2 * ph - dh * (kh - 1) - 1) / sh + 1, OW = (W + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
     runs += sh == 1 && sw == 1 && OW == W;
     bands += sh == 1 && sw == 1 && OW == W && kh > 1 && Cg * kw >= 16;
+    const bool direct = sh == 1 && sw == 1 && OW == W && Cg * kh * kw < 16;
+    shallow += direct;
+    shallow_many += direct && Og >= 8 && OH * OW >= 40;
     SCOPED_TRACE("N" + std::to_string(N) + " C" + std::to_string(C) + " " + std::to_string(H) + "x" +
                  std::to_string(W) + " O" + std::to_string(O) + " k" + std::to_string(kh) + "x" + std::to_string(kw) +
                  " s" + std::to_string(sh) + "x" + std::to_string(sw) + " p" + std::to_string(ph) + "x" +
@@ -175,29 +219,10 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     const Tensor b = randn({O}, f64, &gen).requires_grad_(), gy = randn({N, O, OH, OW}, f64, &gen);
     const Tensor y = F::conv2d(x, w, b, {sh, sw}, {ph, pw}, {dh, dw}, G);
     y.backward(gy);
-    const auto X = x.detach().to_vector<double>(), Wt = w.detach().to_vector<double>();
-    const auto B = b.detach().to_vector<double>(), GY = gy.to_vector<double>();
-    std::vector<double> Y(GY.size()), GX(X.size()), GW(Wt.size()), GB(B.size());
-    for (int n = 0; n < N; ++n)
-      for (int o = 0; o < O; ++o)
-        for (int i = 0; i < OH; ++i)
-          for (int j = 0; j < OW; ++j) {
-            const std::size_t yi = static_cast<std::size_t>(((n * O + o) * OH + i) * OW + j);
-            double sum = B[static_cast<std::size_t>(o)];
-            GB[static_cast<std::size_t>(o)] += GY[yi];
-            for (int c = 0; c < Cg; ++c)
-              for (int a = 0; a < kh; ++a)
-                for (int e = 0; e < kw; ++e) {
-                  const int ih = i * sh - ph + a * dh, iw = j * sw - pw + e * dw;
-                  if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                  const auto xi = static_cast<std::size_t>(((n * C + o / Og * Cg + c) * H + ih) * W + iw);
-                  const auto wi = static_cast<std::size_t>(((o * Cg + c) * kh + a) * kw + e);
-                  sum += Wt[wi] * X[xi];
-                  GX[xi] += Wt[wi] * GY[yi];
-                  GW[wi] += X[xi] * GY[yi];
-                }
-            Y[yi] = sum;
-          }
+    const ConvByDefinition reference =
+        conv_by_definition({N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw}, x.detach().to_vector<double>(),
+                           w.detach().to_vector<double>(), b.detach().to_vector<double>(), gy.to_vector<double>());
+    const auto& [Y, GX, GW, GB] = reference;
     const auto expect_near = [](const Tensor& t, const std::vector<double>& want, const char* what) {
       ASSERT_TRUE(t.defined()) << what;
       const auto got = t.contiguous().to_vector<double>();
@@ -209,9 +234,61 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     expect_near(x.grad(), GX, "input gradient");
     expect_near(w.grad(), GW, "weight gradient");
     expect_near(b.grad(), GB, "bias gradient");
+    if (big) {  // and in float32, whose vectors hold twice as many positions
+      const Tensor xf = x.detach().to(kFloat32).requires_grad_(), wf = w.detach().to(kFloat32).requires_grad_();
+      const Tensor bf = b.detach().to(kFloat32).requires_grad_();
+      const Tensor yf = F::conv2d(xf, wf, bf, {sh, sw}, {ph, pw}, {dh, dw}, G);
+      yf.backward(gy.to(kFloat32));
+      const auto expect_close = [](const Tensor& t, const std::vector<double>& want, const char* what) {
+        ASSERT_TRUE(t.defined()) << what;
+        const auto got = t.to(kFloat64).contiguous().to_vector<double>();
+        ASSERT_EQ(got.size(), want.size()) << what;
+        for (std::size_t i = 0; i < got.size(); ++i)
+          ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << what << " [" << i << "], float32";
+      };
+      expect_close(yf.detach(), Y, "output");
+      expect_close(xf.grad(), GX, "input gradient");
+      expect_close(wf.grad(), GW, "weight gradient");
+      expect_close(bf.grad(), GB, "bias gradient");
+    }
   }
   EXPECT_GT(runs, 50) << "geometries with rows as wide as the input's";
   EXPECT_GT(bands, 10) << "geometries whose products the CPU splits by kernel row";
+  EXPECT_GT(shallow, 20) << "geometries whose sums the CPU computes directly";
+  EXPECT_GT(shallow_many, 3) << "... with 8 outputs or more a group and 40 positions or more";
+}
+
+// More images than the backward's pieces of the batch (64): a piece then sums the weight and bias
+// gradients of several images, each added to the last. One geometry for each of the CPU's three
+// forms (the direct sums of a one-channel input, the bands of a 'same' convolution, im2col), in
+// float64 and float32, against the definition.
+TEST(EngineLayers, Conv2dSumsGradientsOverMoreImagesThanPieces) {
+  const std::vector<ConvGeometry> geometries = {
+      {150, 1, 6, 6, 9, 1, 3, 3, 1, 1, 1, 1, 1, 1},   // direct: 9 products a sum
+      {150, 8, 5, 5, 3, 1, 3, 3, 1, 1, 1, 1, 1, 1},   // bands: 8 channels x 3 columns = 24 deep
+      {150, 2, 7, 6, 3, 1, 3, 2, 2, 1, 0, 1, 1, 1}};  // im2col: stride 2
+  for (const ConvGeometry& c : geometries)
+    for (const ScalarType dtype : {kFloat64, kFloat32}) {
+      SCOPED_TRACE("C" + std::to_string(c.C) + " O" + std::to_string(c.O) + " " + std::string(dtype_short_name(dtype)));
+      Generator gen(3);
+      const TensorOptions f64 = TensorOptions(kFloat64);
+      const Tensor x = randn({c.N, c.C, c.H, c.W}, f64, &gen), w = randn({c.O, c.C / c.G, c.kh, c.kw}, f64, &gen);
+      const Tensor b = randn({c.O}, f64, &gen), gy = randn({c.N, c.O, c.OH(), c.OW()}, f64, &gen);
+      const ConvByDefinition want = conv_by_definition(c, x.to_vector<double>(), w.to_vector<double>(),
+                                                       b.to_vector<double>(), gy.to_vector<double>());
+      const Tensor xd = x.to(dtype).requires_grad_(), wd = w.to(dtype).requires_grad_(),
+                   bd = b.to(dtype).requires_grad_();
+      F::conv2d(xd, wd, bd, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.G).backward(gy.to(dtype));
+      const double tol = dtype == kFloat64 ? 1e-9 : 1e-4;
+      for (const auto& [got, expected, what] :
+           {std::tuple{wd.grad(), &want.GW, "weight gradient"}, std::tuple{bd.grad(), &want.GB, "bias gradient"},
+            std::tuple{xd.grad(), &want.GX, "input gradient"}}) {
+        const auto v = got.to(kFloat64).to_vector<double>();
+        ASSERT_EQ(v.size(), expected->size()) << what;
+        for (std::size_t i = 0; i < v.size(); ++i)
+          ASSERT_NEAR(v[i], (*expected)[i], tol * (1 + std::abs((*expected)[i]))) << what << " [" << i << "]";
+      }
+    }
 }
 
 TEST(EngineLayers, Conv2dErrors) {
