@@ -276,8 +276,9 @@ TEST(EngineLayers, Conv2dSumsGradientsOverMoreImagesThanPieces) {
       const Tensor b = randn({c.O}, f64, &gen), gy = randn({c.N, c.O, c.OH(), c.OW()}, f64, &gen);
       const ConvByDefinition want = conv_by_definition(c, x.to_vector<double>(), w.to_vector<double>(),
                                                        b.to_vector<double>(), gy.to_vector<double>());
-      const Tensor xd = x.to(dtype).requires_grad_(), wd = w.to(dtype).requires_grad_(),
-                   bd = b.to(dtype).requires_grad_();
+      // Fresh leaves (to() of the same dtype would return x, w and b themselves).
+      const auto leaf = [dtype](const Tensor& t) { return t.to(dtype).clone().requires_grad_(); };
+      const Tensor xd = leaf(x), wd = leaf(w), bd = leaf(b);
       F::conv2d(xd, wd, bd, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.G).backward(gy.to(dtype));
       const double tol = dtype == kFloat64 ? 1e-9 : 1e-4;
       for (const auto& [got, expected, what] :
@@ -288,6 +289,13 @@ TEST(EngineLayers, Conv2dSumsGradientsOverMoreImagesThanPieces) {
         for (std::size_t i = 0; i < v.size(); ++i)
           ASSERT_NEAR(v[i], (*expected)[i], tol * (1 + std::abs((*expected)[i]))) << what << " [" << i << "]";
       }
+      // An empty batch: zero gradients for the weight and the bias.
+      const Tensor w0 = leaf(w), b0 = leaf(b);
+      F::conv2d(zeros({0, c.C, c.H, c.W}, TensorOptions(dtype)), w0, b0, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.G)
+          .sum()
+          .backward();
+      EXPECT_EQ(w0.grad().abs().sum().item<double>(), 0.0) << "weight gradient over an empty batch";
+      EXPECT_EQ(b0.grad().abs().sum().item<double>(), 0.0) << "bias gradient over an empty batch";
     }
 }
 

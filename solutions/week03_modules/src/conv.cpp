@@ -670,7 +670,7 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   error.rethrow();
   if (gw) {  // the pieces' sums added in order, into the first piece's (then out of the band order)
     T* const sum = weight_sums.data();
-    if (shallow) {  // the pieces' vectors added in order, then each vector's lanes
+    if (shallow && g.N > 0) {  // the pieces' vectors added in order, then each vector's lanes (no image: zeros)
       for (std::int64_t p = 1; p < pieces; ++p)
         for (std::int64_t i = 0; i < OK; ++i)
           lane_sums[static_cast<std::size_t>(i)] += lane_sums[static_cast<std::size_t>(p * OK + i)];
