@@ -582,10 +582,12 @@ double row_sum(const T* v, std::int64_t n) {
 // How many pieces the backward cuts the batch into: the weight and bias gradients are summed
 // over each piece's images into a buffer of the piece's, and the pieces' sums added in order,
 // so the pieces follow the shape alone and the bits are the same for any thread count. At most
-// one per image and kConvPieces in all, and no more than kConvPartials gradient values in all.
+// one per image and kConvPieces in all, and no more than kConvPartials partial sums in all (a
+// weight gradient value counts `per_value`: the direct form keeps a vector of them).
 constexpr std::int64_t kConvPieces = 64, kConvPartials = std::int64_t{1} << 22;
-std::int64_t backward_pieces(const ConvGeometry& g) {
-  const std::int64_t by_memory = std::max<std::int64_t>(1, kConvPartials / std::max<std::int64_t>(1, g.O * g.K()));
+std::int64_t backward_pieces(const ConvGeometry& g, std::int64_t per_value) {
+  const std::int64_t by_memory =
+      std::max<std::int64_t>(1, kConvPartials / std::max<std::int64_t>(1, g.O * g.K() * per_value));
   return std::max<std::int64_t>(1, std::min({g.N, kConvPieces, by_memory}));
 }
 
@@ -597,14 +599,16 @@ std::int64_t backward_pieces(const ConvGeometry& g) {
 template <class T>
 void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* gb, const ConvGeometry& g) {
   const std::int64_t L = g.L(), K = g.K(), og = g.O / g.G, rows = g.C * g.kh * g.kw, image = g.C * g.H * g.W;
-  const std::int64_t pieces = backward_pieces(g), OK = g.O * K;
   const std::vector<Tap> taps = taps_of(g);
-  const std::optional<Bands> bands = bands_of(g), shallow = gw ? shallow_of(g) : std::nullopt;
+  // The pieces follow the shape alone, whether or not the weight's gradient is wanted.
+  const std::optional<Bands> bands = bands_of(g), direct = shallow_of(g), shallow = gw ? direct : std::nullopt;
+  const std::int64_t pieces = backward_pieces(g, direct ? kLanes<T> : 1), OK = g.O * K;
   const std::vector<T> wk = bands && gx ? weight_by_kernel_row(w, g) : std::vector<T>();
   std::vector<std::vector<std::int64_t>> offsets;
   for (std::int64_t grp = 0; shallow && grp < g.G; ++grp) offsets.push_back(shallow_offsets(g, *shallow, grp));
-  // One buffer of partial sums per piece, allocated once, before the region.
-  std::vector<T> weight_sums(gw ? static_cast<std::size_t>(pieces * OK) : 0);
+  // One buffer of partial sums per piece, allocated once, before the region (the direct form's are
+  // vectors, below: then this holds their result alone).
+  std::vector<T> weight_sums(gw ? static_cast<std::size_t>(shallow ? OK : pieces * OK) : 0);
   std::vector<double> bias_sums(gb ? static_cast<std::size_t>(pieces * g.O) : 0, 0.0);
   // shallow_dots' sums, one vector per weight value and piece (each piece's first image writes its own)
   const std::unique_ptr<Vector<T>[]> lane_sums(shallow ? new Vector<T>[static_cast<std::size_t>(pieces * OK)]
