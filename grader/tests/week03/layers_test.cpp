@@ -180,6 +180,15 @@ ConvByDefinition conv_by_definition(const ConvGeometry& c, const std::vector<dou
   return r;
 }
 
+// Each value of t (float32 or float64) within tol * (1 + |want|) of want's.
+void expect_close(const Tensor& t, const std::vector<double>& want, double tol, const std::string& what) {
+  ASSERT_TRUE(t.defined()) << what;
+  const auto got = t.to(kFloat64).contiguous().to_vector<double>();
+  ASSERT_EQ(got.size(), want.size()) << what;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    ASSERT_NEAR(got[i], want[i], tol * (1 + std::abs(want[i]))) << what << " [" << i << "]";
+}
+
 // 300 random geometries (batch, groups, window, stride, padding, dilation; a third of them with
 // stride 1 and rows as wide as the input's, which the CPU copies and adds as whole runs) in float64,
 // against the definition written as a direct loop: the output and the three gradients.
@@ -223,33 +232,19 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
         conv_by_definition({N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw}, x.detach().to_vector<double>(),
                            w.detach().to_vector<double>(), b.detach().to_vector<double>(), gy.to_vector<double>());
     const auto& [Y, GX, GW, GB] = reference;
-    const auto expect_near = [](const Tensor& t, const std::vector<double>& want, const char* what) {
-      ASSERT_TRUE(t.defined()) << what;
-      const auto got = t.contiguous().to_vector<double>();
-      ASSERT_EQ(got.size(), want.size()) << what;
-      for (std::size_t i = 0; i < got.size(); ++i)
-        ASSERT_NEAR(got[i], want[i], 1e-9 * (1 + std::abs(want[i]))) << what << " [" << i << "]";
-    };
-    expect_near(y.detach(), Y, "output");
-    expect_near(x.grad(), GX, "input gradient");
-    expect_near(w.grad(), GW, "weight gradient");
-    expect_near(b.grad(), GB, "bias gradient");
+    expect_close(y.detach(), Y, 1e-9, "output");
+    expect_close(x.grad(), GX, 1e-9, "input gradient");
+    expect_close(w.grad(), GW, 1e-9, "weight gradient");
+    expect_close(b.grad(), GB, 1e-9, "bias gradient");
     if (big) {  // and in float32, whose vectors hold twice as many positions
       const Tensor xf = x.detach().to(kFloat32).requires_grad_(), wf = w.detach().to(kFloat32).requires_grad_();
       const Tensor bf = b.detach().to(kFloat32).requires_grad_();
       const Tensor yf = F::conv2d(xf, wf, bf, {sh, sw}, {ph, pw}, {dh, dw}, G);
       yf.backward(gy.to(kFloat32));
-      const auto expect_close = [](const Tensor& t, const std::vector<double>& want, const char* what) {
-        ASSERT_TRUE(t.defined()) << what;
-        const auto got = t.to(kFloat64).contiguous().to_vector<double>();
-        ASSERT_EQ(got.size(), want.size()) << what;
-        for (std::size_t i = 0; i < got.size(); ++i)
-          ASSERT_NEAR(got[i], want[i], 1e-4 * (1 + std::abs(want[i]))) << what << " [" << i << "], float32";
-      };
-      expect_close(yf.detach(), Y, "output");
-      expect_close(xf.grad(), GX, "input gradient");
-      expect_close(wf.grad(), GW, "weight gradient");
-      expect_close(bf.grad(), GB, "bias gradient");
+      expect_close(yf.detach(), Y, 1e-4, "output, float32");
+      expect_close(xf.grad(), GX, 1e-4, "input gradient, float32");
+      expect_close(wf.grad(), GW, 1e-4, "weight gradient, float32");
+      expect_close(bf.grad(), GB, 1e-4, "bias gradient, float32");
     }
   }
   EXPECT_GT(runs, 50) << "geometries with rows as wide as the input's";
@@ -282,14 +277,9 @@ TEST(EngineLayers, Conv2dSumsGradientsOverMoreImagesThanPieces) {
       const Tensor xd = leaf(x), wd = leaf(w), bd = leaf(b);
       F::conv2d(xd, wd, bd, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.G).backward(gy.to(dtype));
       const double tol = dtype == kFloat64 ? 1e-9 : 1e-4;
-      for (const auto& [got, expected, what] :
-           {std::tuple{wd.grad(), &want.GW, "weight gradient"}, std::tuple{bd.grad(), &want.GB, "bias gradient"},
-            std::tuple{xd.grad(), &want.GX, "input gradient"}}) {
-        const auto v = got.to(kFloat64).to_vector<double>();
-        ASSERT_EQ(v.size(), expected->size()) << what;
-        for (std::size_t i = 0; i < v.size(); ++i)
-          ASSERT_NEAR(v[i], (*expected)[i], tol * (1 + std::abs((*expected)[i]))) << what << " [" << i << "]";
-      }
+      expect_close(wd.grad(), want.GW, tol, "weight gradient");
+      expect_close(bd.grad(), want.GB, tol, "bias gradient");
+      expect_close(xd.grad(), want.GX, tol, "input gradient");
       // An empty batch: zero gradients for the weight and the bias.
       const Tensor w0 = leaf(w), b0 = leaf(b);
       F::conv2d(zeros({0, c.C, c.H, c.W}, TensorOptions(dtype)), w0, b0, {c.sh, c.sw}, {c.ph, c.pw}, {c.dh, c.dw}, c.G)

@@ -306,16 +306,20 @@ std::optional<Bands> shallow_of(const ConvGeometry& g) {
   if (!rows_are_runs(g) || g.K() >= kMinBandDepth) return std::nullopt;
   return make_bands(g);
 }
-// Where band_k starts, for each k of group `grp` (relative to the image's first band).
-std::vector<std::int64_t> shallow_offsets(const ConvGeometry& g, const Bands& b, std::int64_t grp) {
+// Where band_k starts, for each k of each group (relative to the image's first band): group grp's
+// at [grp].
+std::vector<std::vector<std::int64_t>> shallow_offsets(const ConvGeometry& g, const Bands& b) {
   const std::int64_t cgs = g.C / g.G;
-  std::vector<std::int64_t> off;
-  off.reserve(static_cast<std::size_t>(g.K()));
-  for (std::int64_t cg = 0; cg < cgs; ++cg)
-    for (std::int64_t ki = 0; ki < g.kh; ++ki)
-      for (std::int64_t kj = 0; kj < g.kw; ++kj)
-        off.push_back(((grp * cgs + cg) * g.kw + kj) * b.size + ki * g.dh * g.W);
-  return off;
+  std::vector<std::vector<std::int64_t>> offsets(static_cast<std::size_t>(g.G));
+  for (std::int64_t grp = 0; grp < g.G; ++grp) {
+    std::vector<std::int64_t>& off = offsets[static_cast<std::size_t>(grp)];
+    off.reserve(static_cast<std::size_t>(g.K()));
+    for (std::int64_t cg = 0; cg < cgs; ++cg)
+      for (std::int64_t ki = 0; ki < g.kh; ++ki)
+        for (std::int64_t kj = 0; kj < g.kw; ++kj)
+          off.push_back(((grp * cgs + cg) * g.kw + kj) * b.size + ki * g.dh * g.W);
+  }
+  return offsets;
 }
 
 #if defined(__AVX512F__)
@@ -529,8 +533,8 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
   const std::vector<Tap> taps = taps_of(g);
   const std::optional<Bands> bands = bands_of(g), shallow = shallow_of(g);
   const std::vector<T> wk = bands ? weight_by_kernel_row(w, g) : std::vector<T>();
-  std::vector<std::vector<std::int64_t>> offsets;
-  for (std::int64_t grp = 0; shallow && grp < g.G; ++grp) offsets.push_back(shallow_offsets(g, *shallow, grp));
+  const std::vector<std::vector<std::int64_t>> offsets =
+      shallow ? shallow_offsets(g, *shallow) : std::vector<std::vector<std::int64_t>>();
   const int threads =
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
   LoopError error;
@@ -604,8 +608,8 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   const std::optional<Bands> bands = bands_of(g), direct = shallow_of(g), shallow = gw ? direct : std::nullopt;
   const std::int64_t pieces = backward_pieces(g, direct ? kLanes<T> : 1), OK = g.O * K;
   const std::vector<T> wk = bands && gx ? weight_by_kernel_row(w, g) : std::vector<T>();
-  std::vector<std::vector<std::int64_t>> offsets;
-  for (std::int64_t grp = 0; shallow && grp < g.G; ++grp) offsets.push_back(shallow_offsets(g, *shallow, grp));
+  const std::vector<std::vector<std::int64_t>> offsets =
+      shallow ? shallow_offsets(g, *shallow) : std::vector<std::vector<std::int64_t>>();
   // One buffer of partial sums per piece, allocated once, before the region (the direct form's are
   // vectors, below: then this holds their result alone).
   std::vector<T> weight_sums(gw ? static_cast<std::size_t>(shallow ? OK : pieces * OK) : 0);
@@ -674,14 +678,15 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   error.rethrow();
   if (gw) {  // the pieces' sums added in order, into the first piece's (then out of the band order)
     T* const sum = weight_sums.data();
-    if (shallow && g.N > 0) {  // the pieces' vectors added in order, then each vector's lanes (no image: zeros)
+    if (!shallow) {
+      for (std::int64_t p = 1; p < pieces; ++p)
+        for (std::int64_t i = 0; i < OK; ++i) sum[i] += sum[p * OK + i];
+    } else if (g.N > 0) {  // the pieces' vectors added in order, then each vector's lanes (no image: zeros)
       for (std::int64_t p = 1; p < pieces; ++p)
         for (std::int64_t i = 0; i < OK; ++i)
           lane_sums[static_cast<std::size_t>(i)] += lane_sums[static_cast<std::size_t>(p * OK + i)];
       for (std::int64_t i = 0; i < OK; ++i) sum[i] = lane_sum<T>(lane_sums[static_cast<std::size_t>(i)]);
     }
-    for (std::int64_t p = 1; p < pieces && !shallow; ++p)
-      for (std::int64_t i = 0; i < OK; ++i) sum[i] += sum[p * OK + i];
     if (bands)
       reorder_by_kernel_row(sum, gw, g, false);
     else
