@@ -22,7 +22,6 @@
 #endif
 
 #include <chrono>
-#include <cstring>
 #include <functional>
 #include <memory>
 #include <stdexcept>
