@@ -442,13 +442,19 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({64, 256, 26}).sum({0, 2}); }), "reduce", 64 * 256 * 26), 13);
   // Three columns of 2^19 rows: too few to share among the 6 pieces of 2^18 elements, so rows are cut.
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1 << 19, 3}).sum({0}); }), "reduce", 3 << 19), 6);
-  // A product counts multiply-adds, 65536 per thread, at most one thread per 32 output columns:
-  // Linear(784, 256) at batch 64 (12.8 million) may use 8 (256 / 32); 16 x 16 x 16 one.
+  // A product counts multiply-adds, 262,144 per thread (OpenBLAS's rule), at most one thread per 32
+  // output columns: Linear(784, 256) at batch 64 (12.8 million) may use 8 (256 / 32); the three
+  // products of Linear(256, 10) at batch 64 (163,840 each, under two grains) one; 16 x 16 x 16 one.
   const Tensor a = ones({64, 784}), b = ones({784, 256});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(a, b); }), "matmul", 64 * 784 * 256), 8);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({64, 256}), ones({256, 10})); }), "matmul", 64 * 256 * 10), 1);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({10, 64}), ones({64, 256})); }), "matmul", 64 * 256 * 10), 1);
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({64, 10}), ones({10, 256})); }), "matmul", 64 * 256 * 10), 1);
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({16, 16}), ones({16, 16})); }), "matmul", 4096), 1);
+  // Two grains and a piece for each thread: 64 x 64 x 128 (524,288) runs on 2.
+  EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({64, 64}), ones({64, 128})); }), "matmul", 64 * 64 * 128), 2);
   // A convolution's weight gradient at batch 64, 32 x 144 outputs over k = 12,544: cut along k into
-  // 13 slices of at most 1024 (the output alone would give 4 pieces); 16 x 9 over 50,176: 49.
+  // 13 slices of at most 1024 (the output alone would give 4 pieces); 16 x 9 over 50,176: 27 grains.
   const Tensor g2 = ones({32, 12544}), cols2 = ones({12544, 144});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g2, cols2); }), "matmul", 32 * 12544 * 144), 13);
   const Tensor g1 = ones({16, 50176}), cols1 = ones({50176, 9});
@@ -458,16 +464,19 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(wide_a, wide_b); }), "matmul", 260 * 4096 * 260), 8);
   // Convolution and pooling. A convolution on the CPU shares its images among the threads, each
   // image's product counted as multiply-adds: 8 MNIST images through a 5x5 convolution to 6
-  // channels (6 x 25 x 576 each, 10 grains in all) may use 8 threads, one image one thread
-  // (then its product is cut as any other); its backward, both products, 8 pieces of one image.
+  // channels (6 x 25 x 576 each, 2.6 grains in all) use 2 threads, 64 images (21 grains) all 16,
+  // one image one (then its product is cut as any other); its backward, both products of 8
+  // images (5.3 grains), 5.
   const Tensor img = ones({8, 1, 28, 28}), w = ones({6, 1, 5, 5});
   const auto conv = uses_of(16, [&] { (void)nn::functional::conv2d(img, w); });
-  EXPECT_EQ(threads_of(conv, "conv2d", 8 * 6 * 25 * 576), 8);
+  EXPECT_EQ(threads_of(conv, "conv2d", 8 * 6 * 25 * 576), 2);
+  const auto batch = uses_of(16, [&] { (void)nn::functional::conv2d(ones({64, 1, 28, 28}), w); });
+  EXPECT_EQ(threads_of(batch, "conv2d", 64 * 6 * 25 * 576), 16);
   const auto one_image = uses_of(16, [&] { (void)nn::functional::conv2d(ones({1, 1, 28, 28}), w); });
   EXPECT_EQ(threads_of(one_image, "conv2d", 6 * 25 * 576), 1);
   const Tensor wg = ones({6, 1, 5, 5}).requires_grad_(), imgg = ones({8, 1, 28, 28}).requires_grad_();
   const auto backward = uses_of(16, [&] { nn::functional::conv2d(imgg, wg).sum().backward(); });
-  EXPECT_EQ(threads_of(backward, "conv2d.backward", 2 * 8 * 6 * 25 * 576), 8);
+  EXPECT_EQ(threads_of(backward, "conv2d.backward", 2 * 8 * 6 * 25 * 576), 5);
   const auto pool = uses_of(16, [&] { (void)nn::functional::max_pool2d(ones({64, 6, 24, 24}), 2); });
   EXPECT_EQ(threads_of(pool, "max_pool2d", 64 * 6 * 24 * 24), 6);
 }

@@ -9,7 +9,7 @@
 /// `work` elements runs on min(get_num_threads(), work / kParallelGrain) threads, at least one.
 /// Below two grains it stays on the calling thread; above, no thread gets less than a grain
 /// (starting a thread costs microseconds, about what a grain of additions takes). A matrix
-/// product counts multiply-adds, with a grain of 65536. (PyTorch rounds work / grain up;
+/// product counts multiply-adds, with OpenBLAS's grain of 262144. (PyTorch rounds work / grain up;
 /// the kit rounds down, so that no thread gets a fraction of a grain.)
 ///
 /// Every loop that runs on more than one thread starts OpenMP's whole team (get_num_threads()
