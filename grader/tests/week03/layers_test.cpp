@@ -191,11 +191,12 @@ void expect_close(const Tensor& t, const std::vector<double>& want, double tol, 
 
 // 300 random geometries (batch, groups, window, stride, padding, dilation; a third of them with
 // stride 1 and rows as wide as the input's, which the CPU copies and adds as whole runs) in float64,
-// against the definition written as a direct loop: the output and the three gradients.
+// against the definition written as a direct loop: the output and the three gradients (every
+// fourth without a bias: its outputs then start from zero).
 TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
   std::mt19937 rng(5);
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int runs = 0, bands = 0, shallow = 0, shallow_many = 0;
+  int runs = 0, bands = 0, shallow = 0, shallow_many = 0, shallow_unbiased = 0;
   for (int it = 0; it < 300; ++it) {
     // A third with 4-9 channels a group: with a kernel 4 or 5 wide, the products of the CPU's band form.
     // A sixth with up to 12 outputs a group and planes up to 20 x 20: with few channels, the CPU's
@@ -217,6 +218,7 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     const bool direct = sh == 1 && sw == 1 && OW == W && Cg * kh * kw < 16;
     shallow += direct;
     shallow_many += direct && Og >= 8 && OH * OW >= 40;
+    shallow_unbiased += direct && it % 4 == 3;
     SCOPED_TRACE("N" + std::to_string(N) + " C" + std::to_string(C) + " " + std::to_string(H) + "x" +
                  std::to_string(W) + " O" + std::to_string(O) + " k" + std::to_string(kh) + "x" + std::to_string(kw) +
                  " s" + std::to_string(sh) + "x" + std::to_string(sw) + " p" + std::to_string(ph) + "x" +
@@ -225,32 +227,37 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     const TensorOptions f64 = TensorOptions(kFloat64);
     const Tensor x = randn({N, C, H, W}, f64, &gen).requires_grad_(),
                  w = randn({O, Cg, kh, kw}, f64, &gen).requires_grad_();
-    const Tensor b = randn({O}, f64, &gen).requires_grad_(), gy = randn({N, O, OH, OW}, f64, &gen);
+    const bool with_bias = it % 4 != 3;
+    const Tensor b = with_bias ? randn({O}, f64, &gen).requires_grad_() : Tensor();
+    const Tensor gy = randn({N, O, OH, OW}, f64, &gen);
     const Tensor y = F::conv2d(x, w, b, {sh, sw}, {ph, pw}, {dh, dw}, G);
     y.backward(gy);
-    const ConvByDefinition reference =
-        conv_by_definition({N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw}, x.detach().to_vector<double>(),
-                           w.detach().to_vector<double>(), b.detach().to_vector<double>(), gy.to_vector<double>());
+    const ConvByDefinition reference = conv_by_definition(
+        {N, C, H, W, O, G, kh, kw, sh, sw, ph, pw, dh, dw}, x.detach().to_vector<double>(),
+        w.detach().to_vector<double>(),
+        with_bias ? b.detach().to_vector<double>() : std::vector<double>(static_cast<std::size_t>(O)),
+        gy.to_vector<double>());
     const auto& [Y, GX, GW, GB] = reference;
     expect_close(y.detach(), Y, 1e-9, "output");
     expect_close(x.grad(), GX, 1e-9, "input gradient");
     expect_close(w.grad(), GW, 1e-9, "weight gradient");
-    expect_close(b.grad(), GB, 1e-9, "bias gradient");
+    if (with_bias) expect_close(b.grad(), GB, 1e-9, "bias gradient");
     if (big) {  // and in float32, whose vectors hold twice as many positions
       const Tensor xf = x.detach().to(kFloat32).requires_grad_(), wf = w.detach().to(kFloat32).requires_grad_();
-      const Tensor bf = b.detach().to(kFloat32).requires_grad_();
+      const Tensor bf = with_bias ? b.detach().to(kFloat32).requires_grad_() : Tensor();
       const Tensor yf = F::conv2d(xf, wf, bf, {sh, sw}, {ph, pw}, {dh, dw}, G);
       yf.backward(gy.to(kFloat32));
       expect_close(yf.detach(), Y, 1e-4, "output, float32");
       expect_close(xf.grad(), GX, 1e-4, "input gradient, float32");
       expect_close(wf.grad(), GW, 1e-4, "weight gradient, float32");
-      expect_close(bf.grad(), GB, 1e-4, "bias gradient, float32");
+      if (with_bias) expect_close(bf.grad(), GB, 1e-4, "bias gradient, float32");
     }
   }
   EXPECT_GT(runs, 50) << "geometries with rows as wide as the input's";
   EXPECT_GT(bands, 10) << "geometries whose products the CPU splits by kernel row";
   EXPECT_GT(shallow, 20) << "geometries whose sums the CPU computes directly";
   EXPECT_GT(shallow_many, 2) << "... with 8 outputs or more a group and 40 positions or more";
+  EXPECT_GT(shallow_unbiased, 3) << "... without a bias";
 }
 
 // More images than the backward's pieces of the batch (64): a piece then sums the weight and bias

@@ -348,15 +348,17 @@ void store(T* p, const Vector<T>& v) {
   std::memcpy(p, &v, sizeof v);
 }
 
-// Outputs [0, OB) at positions [p, p + V vectors): out (rows of ld `ld`) += w (rows of ld K) times
-// the bands (band_k at bands + off[k]).
+// Outputs [0, OB) at positions [p, p + V vectors): out (rows of ld `ld`) = bias (bias[o] for output
+// o; zeros when null) + w (rows of ld K) times the bands (band_k at bands + off[k]). The outputs are
+// written once, not filled with the bias first: a fill pass over a batch's output (3.2 MB for the
+// first convolution of the CNN) cost as much as the sums.
 template <class T, int OB, int V>
-void shallow_block(T* out, std::int64_t ld, const T* w, std::int64_t K, const T* bands, const std::int64_t* off,
-                   std::int64_t p) {
+void shallow_block(T* out, std::int64_t ld, const T* bias, const T* w, std::int64_t K, const T* bands,
+                   const std::int64_t* off, std::int64_t p) {
   constexpr std::int64_t n = kLanes<T>;
   Vector<T> acc[OB][V];
   for (int o = 0; o < OB; ++o)
-    for (int v = 0; v < V; ++v) acc[o][v] = load(out + o * ld + p + v * n);
+    for (int v = 0; v < V; ++v) acc[o][v] = Vector<T>{} + (bias ? bias[o] : T(0));
   for (std::int64_t k = 0; k < K; ++k) {
     const T* src = bands + off[k] + p;
     Vector<T> x[V];
@@ -381,29 +383,31 @@ void pad_tail(T* pad, const T* base, const std::int64_t* off, std::int64_t ld, s
 // Outputs [0, OB) over all L positions: two vectors at a time, then one, then the last positions
 // in vectors padded with zeros.
 template <class T, int OB>
-void shallow_rows(T* out, std::int64_t L, const T* w, std::int64_t K, const T* bands, const std::int64_t* off) {
+void shallow_rows(T* out, std::int64_t L, const T* bias, const T* w, std::int64_t K, const T* bands,
+                  const std::int64_t* off) {
   constexpr std::int64_t n = kLanes<T>;
   std::int64_t p = 0;
-  for (; p + 2 * n <= L; p += 2 * n) shallow_block<T, OB, 2>(out, L, w, K, bands, off, p);
-  for (; p + n <= L; p += n) shallow_block<T, OB, 1>(out, L, w, K, bands, off, p);
+  for (; p + 2 * n <= L; p += 2 * n) shallow_block<T, OB, 2>(out, L, bias, w, K, bands, off, p);
+  for (; p + n <= L; p += n) shallow_block<T, OB, 1>(out, L, bias, w, K, bands, off, p);
   if (p == L) return;
   const std::int64_t count = L - p;
   T src[kMinBandDepth * n], dst[OB * n];
-  std::int64_t rows[kMinBandDepth];
+  std::int64_t rows[kMinBandDepth] = {};
   for (std::int64_t k = 0; k < K; ++k) rows[k] = k * n;
   pad_tail(src, bands, off, 0, K, p, count);
-  pad_tail(dst, out, nullptr, L, OB, p, count);
-  shallow_block<T, OB, 1>(dst, n, w, K, src, rows, 0);
+  shallow_block<T, OB, 1>(dst, n, bias, w, K, src, rows, 0);
   for (int o = 0; o < OB; ++o) std::copy_n(dst + o * n, count, out + o * L + p);
 }
-// One group of one image: out (og rows of L) += w (og rows of K) times the bands.
+// One group of one image: out (og rows of L) = bias (og values, or null) + w (og rows of K) times
+// the bands.
 template <class T>
-void shallow_forward(T* out, std::int64_t L, const T* w, std::int64_t K, std::int64_t og, const T* bands,
+void shallow_forward(T* out, std::int64_t L, const T* bias, const T* w, std::int64_t K, std::int64_t og, const T* bands,
                      const std::int64_t* off) {
   constexpr int kOutputs = 8;  // 8 outputs x 2 vectors: 16 accumulators
   std::int64_t o = 0;
-  for (; o + kOutputs <= og; o += kOutputs) shallow_rows<T, kOutputs>(out + o * L, L, w + o * K, K, bands, off);
-  for (; o < og; ++o) shallow_rows<T, 1>(out + o * L, L, w + o * K, K, bands, off);
+  const auto at = [&](std::int64_t i) { return bias ? bias + i : nullptr; };
+  for (; o + kOutputs <= og; o += kOutputs) shallow_rows<T, kOutputs>(out + o * L, L, at(o), w + o * K, K, bands, off);
+  for (; o < og; ++o) shallow_rows<T, 1>(out + o * L, L, at(o), w + o * K, K, bands, off);
 }
 
 // The sum of a vector's lanes, pairwise (an order fixed by the build's vector width).
@@ -542,15 +546,15 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
   for (std::int64_t n = 0; n < g.N; ++n)
     error.run([&] {
       T* o = out + n * g.O * L;
-      for (std::int64_t oc = 0; oc < g.O; ++oc) std::fill(o + oc * L, o + (oc + 1) * L, bias ? bias[oc] : T(0));
-      if (shallow) {
+      if (shallow) {  // writes every output once, starting from the bias
         const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * shallow->size));
         bands_of_image(x + n * image, b.data(), g, *shallow);
         for (std::int64_t grp = 0; grp < g.G; ++grp)
-          shallow_forward<T>(o + grp * og * L, L, w + grp * og * K, K, og, b.data(),
+          shallow_forward<T>(o + grp * og * L, L, bias ? bias + grp * og : nullptr, w + grp * og * K, K, og, b.data(),
                              offsets[static_cast<std::size_t>(grp)].data());
         return;
       }
+      for (std::int64_t oc = 0; oc < g.O; ++oc) std::fill(o + oc * L, o + (oc + 1) * L, bias ? bias[oc] : T(0));
       if (bands) {
         const std::int64_t depth = bands->depth, size = bands->size;
         const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
@@ -571,16 +575,21 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
   error.rethrow();
 }
 
-// The sum of n values in double, in 8 lanes (value i into lane i % 8, the lanes added pairwise at
-// the end): an order fixed by n, and one the compiler can vectorise, as one running sum is not.
+// The sum of n values in double, in 32 lanes (value i into lane i % 32, the lanes added pairwise
+// at the end): an order fixed by n, and one the compiler can vectorise, as one running sum is not.
+// 32 lanes are 4 AVX-512 registers of doubles: 4 independent adds a step, where 8 lanes (one
+// register) waited for each add to finish before the next.
+constexpr int kSumLanes = 32;
 template <class T>
 double row_sum(const T* v, std::int64_t n) {
-  double lane[8] = {};
+  double lane[kSumLanes] = {};
   std::int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int j = 0; j < 8; ++j) lane[j] += static_cast<double>(v[i + j]);
+  for (; i + kSumLanes <= n; i += kSumLanes)
+    for (int j = 0; j < kSumLanes; ++j) lane[j] += static_cast<double>(v[i + j]);
   for (int j = 0; i < n; ++i, ++j) lane[j] += static_cast<double>(v[i]);
-  return ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+  for (int width = kSumLanes / 2; width > 0; width /= 2)
+    for (int j = 0; j < width; ++j) lane[j] += lane[j + width];
+  return lane[0];
 }
 
 // How many pieces the backward cuts the batch into: the weight and bias gradients are summed
