@@ -171,10 +171,10 @@ TEST(EngineParallel, ProductsCutAlongKAreTheSameForAnyThreadCount) {
 // all three gradients, with groups, a stride and 'same' padding (the copy of whole rows).
 TEST(EngineParallel, ConvolutionsAreTheSameForAnyThreadCount) {
   Generator g(9);
-  const Tensor x = randn({12, 4, 13, 11}, TensorOptions(), &g), w = randn({6, 2, 3, 3}, TensorOptions(), &g);
-  const Tensor b = randn({6}, TensorOptions(), &g), gy_same = randn({12, 6, 13, 11}, TensorOptions(), &g);
-  const Tensor gy_strided = randn({12, 6, 6, 5}, TensorOptions(), &g);
-  expect_same_for_any_thread_count([&] {
+  const Tensor x = randn({176, 4, 13, 11}, TensorOptions(), &g), w = randn({6, 2, 3, 3}, TensorOptions(), &g);
+  const Tensor b = randn({6}, TensorOptions(), &g), gy_same = randn({176, 6, 13, 11}, TensorOptions(), &g);
+  const Tensor gy_strided = randn({176, 6, 6, 5}, TensorOptions(), &g);
+  const auto run = [&] {
     std::vector<Tensor> results;
     for (const bool strided : {false, true}) {
       const Tensor xs = x.clone().requires_grad_(), ws = w.clone().requires_grad_(), bs = b.clone().requires_grad_();
@@ -184,7 +184,23 @@ TEST(EngineParallel, ConvolutionsAreTheSameForAnyThreadCount) {
       results.insert(results.end(), {y.detach(), xs.grad(), ws.grad(), bs.grad()});
     }
     return results;
-  });
+  };
+  expect_same_for_any_thread_count(run);
+#if KINDLING_ENGINE_HAS_OPENMP
+  // Enough images for the threads to share: with 4 allowed, the 'same' forward (176 x 6 x 18 x 143
+  // multiply-adds, 10 grains) and both backwards (both products) run on 4, the strided forward
+  // (176 x 6 x 18 x 30, 2 grains) on 2.
+  ThreadCount restore;
+  set_num_threads(4);
+  record_parallel_use(true);
+  (void)run();
+  record_parallel_use(false);
+  std::vector<std::pair<std::string, int>> seen;
+  for (const ParallelUse& u : parallel_uses())
+    if (u.op.rfind("conv2d", 0) == 0) seen.emplace_back(u.op, u.threads);
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, int>>{
+                      {"conv2d", 4}, {"conv2d.backward", 4}, {"conv2d", 2}, {"conv2d.backward", 4}}));
+#endif
 }
 
 TEST(EngineParallel, NaNStillWinsInAParallelMax) {
@@ -204,9 +220,9 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
   struct Case {
     std::int64_t n, k, m;
   };
-  // The last two are cut along k (a long inner dimension, few outputs): 5 and 9 slices.
+  // The last two are cut along k (a long inner dimension, few outputs): 5 and 20 slices.
   for (const Case c :
-       {Case{64, 784, 256}, Case{300, 120, 40}, Case{97, 333, 131}, Case{32, 4500, 144}, Case{9, 9000, 16}}) {
+       {Case{64, 784, 256}, Case{300, 480, 40}, Case{97, 333, 131}, Case{32, 4500, 144}, Case{9, 20000, 16}}) {
     const Tensor a = randn({c.n, c.k}, TensorOptions(), &g), b = randn({c.k, c.m}, TensorOptions(), &g);
     const Tensor bias = randn({c.n, c.m}, TensorOptions(), &g);
     const auto av = a.to_vector<float>(), bv = b.to_vector<float>(), biasv = bias.to_vector<float>();
@@ -219,7 +235,7 @@ TEST(EngineParallel, MatrixProductsCutIntoBlocksAgreeWithAPlainLoop) {
                bv[static_cast<std::size_t>(p * c.m + j)];
         want[static_cast<std::size_t>(i * c.m + j)] = s;
       }
-    for (int threads : {1, 3, 8}) {  // 8 allowed: grids of 1 x 8, 8 x 1 and 2 x 2; 5 and 8 slices of k
+    for (int threads : {1, 3, 8}) {  // 8 allowed: grids of 1 x 8, 8 x 1 and 2 x 2; 5 and 20 slices of k on 5 and 8
       set_num_threads(threads);
       const Tensor at = a.t().contiguous().t(), bt = b.t().contiguous().t();  // column-major operands
       const std::vector<std::pair<std::string, Tensor>> results = {
@@ -444,7 +460,7 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)ones({1 << 19, 3}).sum({0}); }), "reduce", 3 << 19), 6);
   // A product counts multiply-adds, 262,144 per thread (OpenBLAS's rule), at most one thread per 32
   // output columns: Linear(784, 256) at batch 64 (12.8 million) may use 8 (256 / 32); the three
-  // products of Linear(256, 10) at batch 64 (163,840 each, under two grains) one; 16 x 16 x 16 one.
+  // products of Linear(256, 10) at batch 64 (163,840 each, under one grain) one; 16 x 16 x 16 one.
   const Tensor a = ones({64, 784}), b = ones({784, 256});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(a, b); }), "matmul", 64 * 784 * 256), 8);
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({64, 256}), ones({256, 10})); }), "matmul", 64 * 256 * 10), 1);
@@ -454,7 +470,7 @@ TEST(EngineParallel, ReductionsRowKernelsAndProductsFollowTheSameRule) {
   // Two grains and a piece for each thread: 64 x 64 x 128 (524,288) runs on 2.
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(ones({64, 64}), ones({64, 128})); }), "matmul", 64 * 64 * 128), 2);
   // A convolution's weight gradient at batch 64, 32 x 144 outputs over k = 12,544: cut along k into
-  // 13 slices of at most 1024 (the output alone would give 4 pieces); 16 x 9 over 50,176: 27 grains.
+  // 13 slices of at most 1024 (the output alone would give 4 pieces); 16 x 9 over 50,176: 49 slices, 27 grains, 16.
   const Tensor g2 = ones({32, 12544}), cols2 = ones({12544, 144});
   EXPECT_EQ(threads_of(uses_of(16, [&] { (void)mm(g2, cols2); }), "matmul", 32 * 12544 * 144), 13);
   const Tensor g1 = ones({16, 50176}), cols1 = ones({50176, 9});
@@ -502,14 +518,14 @@ TEST(EngineParallel, RegionsOfDifferentSizesKeepOpenMPsThreads) {
   ThreadCount restore;
   set_num_threads(16);
   const Tensor big = ones({1 << 20}), mid = ones({1 << 16}), wide = ones({4, 1 << 16});
-  const Tensor a = ones({64, 784}), b = ones({784, 256}), w = ones({256, 10});
+  const Tensor a = ones({64, 784}), b = ones({784, 256}), w = ones({512, 64});
   (void)(big + 1);  // 16 threads: the whole team exists from here on
   const std::set<std::string> before = os_threads();
   for (int i = 0; i < 3; ++i) {
     (void)(mid + 1);               // 2 threads
     (void)softmax(wide, 1);        // 4
     (void)mm(a, b);                // 8
-    (void)mm(ones({64, 256}), w);  // 2
+    (void)mm(ones({64, 512}), w);  // 2
     (void)ones({1 << 20}).sum();   // 4
     (void)(big + 1);               // 16
   }

@@ -196,13 +196,13 @@ void expect_close(const Tensor& t, const std::vector<double>& want, double tol, 
 TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
   std::mt19937 rng(5);
   const auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  int runs = 0, bands = 0, shallow = 0, shallow_many = 0, shallow_unbiased = 0;
+  int runs = 0, bands = 0, shallow = 0, shallow_many = 0, shallow_blocks = 0, shallow_unbiased = 0;
   for (int it = 0; it < 300; ++it) {
     // A third with 4-9 channels a group: with a kernel 4 or 5 wide, the products of the CPU's band form.
-    // A sixth with up to 12 outputs a group and planes up to 20 x 20: with few channels, the CPU's
+    // A sixth with up to 20 outputs a group and planes up to 20 x 20: with few channels, the CPU's
     // direct form for shallow sums (outputs 8 at a time, positions a vector or two at a time).
     const int kind = pick(0, 5), wide = kind <= 1, big = kind == 2;
-    const int G = pick(1, 3), N = pick(1, 5), Cg = wide ? pick(4, 9) : pick(1, 3), Og = big ? pick(1, 12) : pick(1, 3),
+    const int G = pick(1, 3), N = pick(1, 5), Cg = wide ? pick(4, 9) : pick(1, 3), Og = big ? pick(1, 20) : pick(1, 3),
               C = G * Cg, O = G * Og;
     const int kh = pick(1, 4), kw = pick(1, 5), dh = pick(1, 2), dw = pick(1, 3), H = pick(1, big ? 20 : 9),
               W = pick(1, big ? 20 : 9);
@@ -218,6 +218,7 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
     const bool direct = sh == 1 && sw == 1 && OW == W && Cg * kh * kw < 16;
     shallow += direct;
     shallow_many += direct && Og >= 8 && OH * OW >= 40;
+    shallow_blocks += direct && Og >= 16;
     shallow_unbiased += direct && it % 4 == 3;
     SCOPED_TRACE("N" + std::to_string(N) + " C" + std::to_string(C) + " " + std::to_string(H) + "x" +
                  std::to_string(W) + " O" + std::to_string(O) + " k" + std::to_string(kh) + "x" + std::to_string(kw) +
@@ -257,6 +258,7 @@ TEST(EngineLayers, Conv2dAgreesWithADirectLoop) {
   EXPECT_GT(bands, 10) << "geometries whose products the CPU splits by kernel row";
   EXPECT_GT(shallow, 20) << "geometries whose sums the CPU computes directly";
   EXPECT_GT(shallow_many, 2) << "... with 8 outputs or more a group and 40 positions or more";
+  EXPECT_GT(shallow_blocks, 1) << "... with two blocks of 8 outputs or more a group";
   EXPECT_GT(shallow_unbiased, 3) << "... without a bias";
 }
 

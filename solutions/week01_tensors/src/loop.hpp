@@ -238,11 +238,11 @@ inline int max_threads() {
 /// Elements per thread below which a loop is not split (kindling::kParallelGrain).
 inline constexpr std::int64_t kParallelGrain = ::kindling::kParallelGrain;
 /// Multiply-adds per thread below which a matrix product is not split: OpenBLAS's rule (a GEMM of
-/// at most 65536 x GEMM_MULTITHREAD_THRESHOLD = 262,144 multiply-adds runs on one thread, a larger
+/// at most 65536 x GEMM_MULTITHREAD_THRESHOLD (4 by default) = 262,144 multiply-adds runs on one thread, a larger
 /// one on at most MNK / 262,144). A packed product does that many in a few microseconds, about what
 /// waking a second thread costs: at 65,536 the three 163,840-multiply-add products of a Linear
-/// 256 -> 10 step at batch 64 ran on 2 threads and the step took 35-37 us on 2 cores against
-/// 28-32 us on one (docs/performance.md).
+/// 256 -> 10 step at batch 64 ran on 2 threads and the step took 35-40 us on 2 cores against
+/// 28-33 us on one (docs/performance.md).
 inline constexpr std::int64_t kMatmulGrain = 262144;
 
 /// The one rule of every parallel loop in the engine, and its thread counter: a loop of `work`
