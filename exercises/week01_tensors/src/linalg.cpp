@@ -20,6 +20,7 @@
 #include "autograd_hooks.hpp"
 #include "internal.hpp"
 #include "loop.hpp"  // max_threads, parallel_ranges
+#include "packed_gemm.hpp"
 
 namespace kindling {
 namespace {
@@ -311,6 +312,103 @@ void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
       gemm_int<T>(out, a, b, alpha.to<T>(), accumulate);
   });
 }
+
+// ---- packed operands (packed_gemm.hpp) ----------------------------------------------------------
+// Eigen computes the row-major out = a @ b as the column-major out^T = b^T a^T: b^T is the left
+// operand of its kernel (packed by gemm_pack_lhs in panels of mr rows) and a^T the right one
+// (gemm_pack_rhs, panels of nr columns). A row-major matrix read as its transpose is column-major.
+template <class T>
+struct EigenKernel {
+  using Index = Eigen::Index;
+  using Traits = Eigen::internal::gebp_traits<T, T>;
+  template <int Order>
+  using Mapper = Eigen::internal::const_blas_data_mapper<T, Index, Order>;
+  template <int Order>
+  using PackLhs = Eigen::internal::gemm_pack_lhs<T, Index, Mapper<Order>, Traits::mr, Traits::LhsProgress,
+                                                 typename Traits::LhsPacket4Packing, Order>;
+  template <int Order>
+  using PackRhs = Eigen::internal::gemm_pack_rhs<T, Index, Mapper<Order>, Traits::nr, Order>;
+  using Res = Eigen::internal::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+  using Gebp = Eigen::internal::gebp_kernel<T, T, Index, Res, Traits::mr, Traits::nr, false, false>;
+};
+
+template <class T>
+bool detail::packed_fits(std::int64_t n, std::int64_t m, std::int64_t k) {
+  // What block_product sends to Eigen's blocked kernel (not its coefficient loop or gemv), with the
+  // whole inner dimension in one panel (then each output sums its k products as Eigen's would) and
+  // a's rows in one panel (packed once: Eigen too packs its right operand once when it is one
+  // panel); b's columns may be more than one of Eigen's panels (its kernel reads b's packing a
+  // panel of mr columns at a time), up to a buffer of kKeptPacking bytes.
+  if (n <= 1 || m <= 1 || k == 0 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) return false;
+  const PanelSizes s = panel_sizes<T>(m, n, k);
+  return s.kc >= k && s.nc >= n && static_cast<std::size_t>(m * k) * sizeof(T) <= kKeptPacking;
+}
+
+template <class T>
+struct detail::PackedOperand<T>::Owned {
+  AlignedBuffer<T> buffer;
+};
+
+template <class T>
+detail::PackedOperand<T>::PackedOperand(PackedSide side, MatrixRef<T> m, std::int64_t outer, std::int64_t k, int slot)
+    : side_(side), outer_(outer), k_(k) {
+  const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(outer * k, 1));
+  if (slot < 0) {
+    own_ = std::make_unique<Owned>(Owned{aligned_buffer<T>(n)});
+    data_ = own_->buffer.get();
+  } else {
+    thread_local AlignedBuffer<T> kept[4];
+    thread_local std::size_t kept_size[4] = {0, 0, 0, 0};
+    const auto s = static_cast<std::size_t>(slot);
+    if (kept_size[s] < n) {
+      kept[s] = aligned_buffer<T>(n);
+      kept_size[s] = n;
+    }
+    data_ = kept[s].get();
+  }
+  using K = EigenKernel<T>;
+  if (side == PackedSide::left) {  // a (outer x k) as the kernel's right operand a^T (k x outer)
+    if (m.row_major)
+      typename K::template PackRhs<Eigen::ColMajor>()(data_, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k,
+                                                      outer);
+    else
+      typename K::template PackRhs<Eigen::RowMajor>()(data_, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k,
+                                                      outer);
+  } else {  // b (k x outer) as the kernel's left operand b^T (outer x k)
+    if (m.row_major)
+      typename K::template PackLhs<Eigen::ColMajor>()(data_, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k,
+                                                      outer);
+    else
+      typename K::template PackLhs<Eigen::RowMajor>()(data_, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k,
+                                                      outer);
+  }
+}
+
+template <class T>
+detail::PackedOperand<T>::PackedOperand(PackedOperand&&) noexcept = default;
+template <class T>
+detail::PackedOperand<T>& detail::PackedOperand<T>::operator=(PackedOperand&&) noexcept = default;
+template <class T>
+detail::PackedOperand<T>::~PackedOperand() = default;
+
+template <class T>
+void detail::gemm_packed(T* out, std::int64_t ldo, const PackedOperand<T>& a, const PackedOperand<T>& b,
+                         bool accumulate) {
+  using K = EigenKernel<T>;
+  const std::int64_t n = a.outer(), m = b.outer();
+  if (!accumulate)
+    for (std::int64_t i = 0; i < n; ++i) std::fill(out + i * ldo, out + i * ldo + m, T{0});
+  typename K::Gebp()(typename K::Res(out, ldo), b.data(), a.data(), m, a.depth(), n, T{1});
+}
+
+template bool detail::packed_fits<float>(std::int64_t, std::int64_t, std::int64_t);
+template bool detail::packed_fits<double>(std::int64_t, std::int64_t, std::int64_t);
+template class detail::PackedOperand<float>;
+template class detail::PackedOperand<double>;
+template void detail::gemm_packed<float>(float*, std::int64_t, const PackedOperand<float>&, const PackedOperand<float>&,
+                                         bool);
+template void detail::gemm_packed<double>(double*, std::int64_t, const PackedOperand<double>&,
+                                          const PackedOperand<double>&, bool);
 
 template <class T>
 void detail::gemm_raw(T* out, std::int64_t ldo, MatrixRef<T> a, MatrixRef<T> b, std::int64_t n, std::int64_t m,

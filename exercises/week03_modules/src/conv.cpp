@@ -24,6 +24,7 @@
 
 #include "internal.hpp"
 #include "nn_internal.hpp"
+#include "packed_gemm.hpp"
 
 namespace kindling::nn::functional {
 namespace {
@@ -528,6 +529,21 @@ class LoopError {
   std::exception_ptr error_;
 };
 
+// Whether the band products of a call (kh per group and image: out (n x m) = a (n x k) @ b (k x m))
+// take the packed path: operands packed once and kept (the weight for the whole batch, an image's
+// output gradient for its kh products) instead of packed afresh for every product. Only for products
+// Eigen runs as one block, and only where each product would run on one thread anyway: the images
+// take every thread, or a product is too small to be cut (gemm_raw's rule).
+template <class T>
+bool band_products_packed(int threads, std::int64_t n, std::int64_t m, std::int64_t k) {
+  return kindling::detail::packed_fits<T>(n, m, k) &&
+         (threads >= kindling::detail::max_threads() || n * m * k < 2 * kindling::detail::kMatmulGrain);
+}
+
+template <class T>
+using Packed = kindling::detail::PackedOperand<T>;
+using Side = kindling::detail::PackedSide;
+
 // The forward product image by image: out (N, O, L) = W cols(x_n) + bias, the images shared by the
 // threads (each product then on its thread alone; with one image, cut by gemm_raw). Each image's
 // output starts at the bias (or 0) and the products add into it.
@@ -541,6 +557,15 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
       shallow ? shallow_offsets(g, *shallow) : std::vector<std::vector<std::int64_t>>();
   const int threads =
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
+  // The weight's kernel rows, packed once for every image (when the products take the packed path).
+  std::vector<Packed<T>> w_rows;
+  if (bands && band_products_packed<T>(threads, og, L, bands->depth))
+    for (std::int64_t grp = 0; grp < g.G; ++grp)
+      for (std::int64_t ki = 0; ki < g.kh; ++ki)
+        w_rows.emplace_back(
+            Side::left,
+            kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, true}, og,
+            bands->depth);
   LoopError error;
   KINDLING_OMP_FOR(threads, g.N)
   for (std::int64_t n = 0; n < g.N; ++n)
@@ -560,10 +585,16 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
         const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
         bands_of_image(x + n * image, b.data(), g, *bands);
         for (std::int64_t grp = 0; grp < g.G; ++grp)
-          for (std::int64_t ki = 0; ki < g.kh; ++ki)
-            kindling::detail::gemm_raw<T>(o + grp * og * L, L, {wk.data() + (ki * g.O + grp * og) * depth, depth, true},
-                                          {b.data() + grp * depth * size + ki * g.dh * g.W, size, true}, og, L, depth,
-                                          true);
+          for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+            const kindling::detail::MatrixRef<T> band{b.data() + grp * depth * size + ki * g.dh * g.W, size, true};
+            if (w_rows.empty())
+              kindling::detail::gemm_raw<T>(o + grp * og * L, L,
+                                            {wk.data() + (ki * g.O + grp * og) * depth, depth, true}, band, og, L,
+                                            depth, true);
+            else
+              kindling::detail::gemm_packed<T>(o + grp * og * L, L, w_rows[static_cast<std::size_t>(grp * g.kh + ki)],
+                                               Packed<T>(Side::right, band, L, depth, 0), true);
+          }
         return;
       }
       const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
@@ -629,6 +660,18 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   const std::int64_t products = (gw ? 1 : 0) + (gx ? 1 : 0);
   const int threads = kindling::detail::parallel_threads("conv2d.backward", products * g.N * g.O * K * L, pieces,
                                                          kindling::detail::kMatmulGrain);
+  // The packed path (band_products_packed): an image's output gradient packed once for its kh
+  // products of each kind, the weight's kernel rows (read as W_ki^T) once for the whole batch.
+  const bool packed_w = gw && bands && !shallow && band_products_packed<T>(threads, og, bands->depth, L);
+  const bool packed_x = gx && bands && band_products_packed<T>(threads, bands->depth, L, og);
+  std::vector<Packed<T>> wt_rows;
+  if (packed_x)
+    for (std::int64_t grp = 0; grp < g.G; ++grp)
+      for (std::int64_t ki = 0; ki < g.kh; ++ki)
+        wt_rows.emplace_back(
+            Side::left,
+            kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, false},
+            bands->depth, og);
   LoopError error;
   KINDLING_OMP_FOR(threads, pieces)
   for (std::int64_t piece = 0; piece < pieces; ++piece)
@@ -648,11 +691,20 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
           const Scratch<T> b(0, static_cast<std::size_t>(g.C * g.kw * size));
           bands_of_image(x + n * image, b.data(), g, *bands);
           T* sum = weight_sums.data() + piece * OK;
-          for (std::int64_t grp = 0; grp < g.G; ++grp)
-            for (std::int64_t ki = 0; ki < g.kh; ++ki)
-              kindling::detail::gemm_raw<T>(sum + (ki * g.O + grp * og) * depth, depth, {gyn + grp * og * L, L, true},
-                                            {b.data() + grp * depth * size + ki * g.dh * g.W, size, false}, og, depth,
-                                            L, n != first);
+          for (std::int64_t grp = 0; grp < g.G; ++grp) {
+            const kindling::detail::MatrixRef<T> gyg{gyn + grp * og * L, L, true};
+            const std::optional<Packed<T>> gy_packed =
+                packed_w ? std::optional<Packed<T>>(std::in_place, Side::left, gyg, og, L, 1) : std::nullopt;
+            for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+              T* const out = sum + (ki * g.O + grp * og) * depth;
+              const kindling::detail::MatrixRef<T> band_t{b.data() + grp * depth * size + ki * g.dh * g.W, size, false};
+              if (gy_packed)
+                kindling::detail::gemm_packed<T>(out, depth, *gy_packed, Packed<T>(Side::right, band_t, depth, L, 0),
+                                                 n != first);
+              else
+                kindling::detail::gemm_raw<T>(out, depth, gyg, band_t, og, depth, L, n != first);
+            }
+          }
         } else if (gw) {  // dW_g += dY_g cols_g^T (cols^T: the buffer read column-major)
           const Scratch<T> cols(0, static_cast<std::size_t>(rows * L));
           im2col_image(x + n * image, cols.data(), L, g, taps);
@@ -669,11 +721,20 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
           const std::int64_t depth = bands->depth, size = bands->size;
           const Scratch<T> b(1, static_cast<std::size_t>(g.C * g.kw * size));
           std::fill(b.data(), b.data() + g.C * g.kw * size, T(0));
-          for (std::int64_t grp = 0; grp < g.G; ++grp)
-            for (std::int64_t ki = 0; ki < g.kh; ++ki)
-              kindling::detail::gemm_raw<T>(b.data() + grp * depth * size + ki * g.dh * g.W, size,
-                                            {wk.data() + (ki * g.O + grp * og) * depth, depth, false},
-                                            {gyn + grp * og * L, L, true}, depth, L, og, true);
+          for (std::int64_t grp = 0; grp < g.G; ++grp) {
+            const kindling::detail::MatrixRef<T> gyg{gyn + grp * og * L, L, true};
+            const std::optional<Packed<T>> gy_packed =
+                packed_x ? std::optional<Packed<T>>(std::in_place, Side::right, gyg, L, og, 1) : std::nullopt;
+            for (std::int64_t ki = 0; ki < g.kh; ++ki) {
+              T* const out = b.data() + grp * depth * size + ki * g.dh * g.W;
+              if (gy_packed)
+                kindling::detail::gemm_packed<T>(out, size, wt_rows[static_cast<std::size_t>(grp * g.kh + ki)],
+                                                 *gy_packed, true);
+              else
+                kindling::detail::gemm_raw<T>(out, size, {wk.data() + (ki * g.O + grp * og) * depth, depth, false}, gyg,
+                                              depth, L, og, true);
+            }
+          }
           image_of_bands(b.data(), gx + n * image, g, *bands);
         } else if (gx) {  // dcols_g = W_g^T dY_g (W_g^T: the weight read column-major), then back to the pixels
           const Scratch<T> cols(1, static_cast<std::size_t>(rows * L));
