@@ -396,7 +396,9 @@ void detail::gemm_packed(T* out, std::int64_t ldo, const PackedOperand<T>& a, co
                          bool accumulate) {
   using K = EigenKernel<T>;
   const std::int64_t n = a.outer(), m = b.outer();
-  if (!accumulate)
+  if (!accumulate && ldo == m)  // Eigen's kernel adds into the output: zeroed first, in one pass when it is one run
+    std::fill(out, out + n * m, T{0});
+  else if (!accumulate)
     for (std::int64_t i = 0; i < n; ++i) std::fill(out + i * ldo, out + i * ldo + m, T{0});
   typename K::Gebp()(typename K::Res(out, ldo), b.data(), a.data(), m, a.depth(), n, T{1});
 }
