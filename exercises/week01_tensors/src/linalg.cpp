@@ -7,6 +7,7 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
+#include <cassert>
 #include <cstddef>
 #include <limits>
 #include <memory>
@@ -335,13 +336,18 @@ struct EigenKernel {
 template <class T>
 bool detail::packed_fits(std::int64_t n, std::int64_t m, std::int64_t k) {
   // What block_product sends to Eigen's blocked kernel (not its coefficient loop or gemv), with the
-  // whole inner dimension in one panel (then each output sums its k products as Eigen's would) and
-  // a's rows in one panel (packed once: Eigen too packs its right operand once when it is one
-  // panel); b's columns may be more than one of Eigen's panels (its kernel reads b's packing a
-  // panel of mr columns at a time), up to a buffer of kKeptPacking bytes.
+  // whole inner dimension in one panel (kc >= k) and a's rows in one (nc >= n: packed once, as
+  // Eigen packs its right operand once when it is one panel). Eigen packs b's columns mc at a time
+  // and its kernel takes them in tiles of mr, 2 mr / 3 or mr / 3 columns (the narrower tiles split
+  // each sum between two accumulators): packed whole, every column falls in the same kind of tile as
+  // in Eigen's blocks when mc is a multiple of mr (or covers all of b), and then each output adds
+  // its products in the order gemm_raw's one-thread product does. b's packing is at most
+  // kKeptPacking bytes; a's at most what Eigen's own panel sizes allow (nc * kc).
   if (n <= 1 || m <= 1 || k == 0 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD) return false;
   const PanelSizes s = panel_sizes<T>(m, n, k);
-  return s.kc >= k && s.nc >= n && static_cast<std::size_t>(m * k) * sizeof(T) <= kKeptPacking;
+  constexpr Eigen::Index mr = EigenKernel<T>::Traits::mr;
+  return s.kc >= k && s.nc >= n && (s.mc >= m || s.mc % mr == 0) &&
+         static_cast<std::size_t>(m * k) * sizeof(T) <= kKeptPacking;
 }
 
 template <class T>
@@ -357,6 +363,7 @@ detail::PackedOperand<T>::PackedOperand(PackedSide side, MatrixRef<T> m, std::in
     own_ = std::make_unique<Owned>(Owned{aligned_buffer<T>(n)});
     data_ = own_->buffer.get();
   } else {
+    assert(slot < 4);
     thread_local AlignedBuffer<T> kept[4];
     thread_local std::size_t kept_size[4] = {0, 0, 0, 0};
     const auto s = static_cast<std::size_t>(slot);
@@ -395,6 +402,7 @@ template <class T>
 void detail::gemm_packed(T* out, std::int64_t ldo, const PackedOperand<T>& a, const PackedOperand<T>& b,
                          bool accumulate) {
   using K = EigenKernel<T>;
+  assert(a.side() == PackedSide::left && b.side() == PackedSide::right && a.depth() == b.depth());
   const std::int64_t n = a.outer(), m = b.outer();
   if (!accumulate && ldo == m)  // Eigen's kernel adds into the output: zeroed first, in one pass when it is one run
     std::fill(out, out + n * m, T{0});

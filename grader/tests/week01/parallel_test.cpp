@@ -203,49 +203,64 @@ TEST(EngineParallel, ConvolutionsAreTheSameForAnyThreadCount) {
 #endif
 }
 
-// The band form (stride 1, 'same' width, 16 input channels per group under a 3 x 3 kernel: products
-// 48 deep). Many images: the threads share them, each image's products on its thread with the weight
-// packed once for the batch, and the bits are the same for any thread count. One large image: its
+// The band form (stride 1, 'same' width, at least 16 input channels per group under a 3 x 3 kernel).
+// Many images: the threads share them, each image's products on its thread with the weight packed
+// once for the batch, and the bits are the same for any thread count; so with two images on up to 4
+// threads (each product over two grains: were it cut inside the images' region, or packed whole with
+// other tiles than Eigen's one-thread product, its last bits could move). One large image: its
 // products are cut into output blocks for the threads instead, and agree with one thread's to float
 // rounding (a block's own blocking orders its additions: docs/performance.md).
 TEST(EngineParallel, BandConvolutionsAreTheSameForAnyThreadCount) {
   Generator g(10);
-  const Tensor x_many = randn({40, 32, 9, 10}, TensorOptions(), &g),
-               w_many = randn({12, 16, 3, 3}, TensorOptions(), &g);
-  const Tensor x_one = randn({1, 16, 32, 32}, TensorOptions(), &g), w_one = randn({16, 16, 3, 3}, TensorOptions(), &g);
-  const Tensor b_many = randn({12}, TensorOptions(), &g), b_one = randn({16}, TensorOptions(), &g);
-  const Tensor gy_many = randn({40, 12, 9, 10}, TensorOptions(), &g),
-               gy_one = randn({1, 16, 32, 32}, TensorOptions(), &g);
-  const auto run = [&](bool one) {
-    const Tensor xs = (one ? x_one : x_many).clone().requires_grad_();
-    const Tensor ws = (one ? w_one : w_many).clone().requires_grad_();
-    const Tensor bs = (one ? b_one : b_many).clone().requires_grad_();
-    const Tensor y = nn::functional::conv2d(xs, ws, bs, 1, 1, 1, one ? 1 : 2);
-    y.backward(one ? gy_one : gy_many);
+  struct Case {
+    Tensor x, w, b, gy;
+    std::int64_t groups;
+  };
+  const auto make = [&](Shape x, Shape w, std::int64_t groups) {
+    const std::int64_t o = w[0];
+    Shape y = x;
+    y[1] = o;
+    return Case{randn(x, TensorOptions(), &g), randn(w, TensorOptions(), &g), randn({o}, TensorOptions(), &g),
+                randn(y, TensorOptions(), &g), groups};
+  };
+  const Case many = make({40, 32, 9, 10}, {12, 16, 3, 3}, 2), two = make({2, 40, 48, 48}, {2, 40, 3, 3}, 1),
+             one = make({1, 16, 32, 32}, {16, 16, 3, 3}, 1);
+  const auto run = [](const Case& c) {
+    const Tensor xs = c.x.clone().requires_grad_(), ws = c.w.clone().requires_grad_(),
+                 bs = c.b.clone().requires_grad_();
+    const Tensor y = nn::functional::conv2d(xs, ws, bs, 1, 1, 1, c.groups);
+    y.backward(c.gy);
     return std::vector<Tensor>{y.detach(), xs.grad(), ws.grad(), bs.grad()};
   };
-  expect_same_for_any_thread_count([&] { return run(false); });
+  expect_same_for_any_thread_count([&] {
+    std::vector<Tensor> results = run(many);
+    for (const Tensor& t : run(two)) results.push_back(t);
+    return results;
+  });
   {
     ThreadCount restore;
     set_num_threads(1);
-    const std::vector<Tensor> one = run(true);
+    const std::vector<Tensor> first = run(one);
     for (int threads : {2, 3, 4}) {
       set_num_threads(threads);
-      const std::vector<Tensor> many = run(true);
-      for (std::size_t i = 0; i < one.size(); ++i)
-        EXPECT_TRUE(allclose(many[i], one[i], 1e-5, 1e-4)) << "result " << i << " with " << threads << " threads";
+      const std::vector<Tensor> again = run(one);
+      for (std::size_t i = 0; i < first.size(); ++i)
+        EXPECT_TRUE(allclose(again[i], first[i], 1e-5, 1e-4)) << "result " << i << " with " << threads << " threads";
     }
   }
 #if KINDLING_ENGINE_HAS_OPENMP
   // With 4 allowed: the 40 images (40 x 12 x 144 x 90 multiply-adds, 23 grains) on 4 threads, forward
-  // and backward, and no product of their own; the one image on one thread, its forward's three
-  // products (16 x 1024 x 48, 3 grains) and its input gradient's (48 x 1024 x 16) on 3 each, its
-  // weight gradient's (16 x 48 x 1024) on one (one thread per 32 output rows or columns).
+  // and backward, and no product of their own; the two images on 2 (each image's products inside the
+  // region, on its thread: packed, but for the weight gradient's six, 2 x 120 x 2304, whose inner
+  // dimension is longer than one of Eigen's panels, which go through gemm_raw); the one image on one thread, its
+  // forward's three products (16 x 1024 x 48, 3 grains) and its input gradient's (48 x 1024 x 16) on 3 each, its weight
+  // gradient's (16 x 48 x 1024) on one (one thread per 32 output rows or columns).
   ThreadCount restore;
   set_num_threads(4);
   record_parallel_use(true);
-  (void)run(false);
-  (void)run(true);
+  (void)run(many);
+  (void)run(two);
+  (void)run(one);
   record_parallel_use(false);
   std::vector<std::pair<std::string, int>> seen;
   for (const ParallelUse& u : parallel_uses())
@@ -254,6 +269,14 @@ TEST(EngineParallel, BandConvolutionsAreTheSameForAnyThreadCount) {
   const Use product3{"matmul", 3}, product1{"matmul", 1};
   EXPECT_EQ(seen, (std::vector<Use>{{"conv2d", 4},
                                     {"conv2d.backward", 4},
+                                    {"conv2d", 2},
+                                    {"conv2d.backward", 2},
+                                    product1,
+                                    product1,
+                                    product1,
+                                    product1,
+                                    product1,
+                                    product1,
                                     {"conv2d", 1},
                                     product3,
                                     product3,

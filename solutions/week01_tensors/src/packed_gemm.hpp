@@ -4,9 +4,9 @@
 // afresh (Eigen's kernel reads them only in its packed order); here the caller packs an operand
 // when it is made and keeps it for the products that use it.
 //
-// Only for products Eigen runs as one block (packed_fits): there the arithmetic, and so the bits,
-// are those of gemm_raw on one thread. Included by linalg.cpp, which defines it, and by the
-// kernels that use it; not by the engine's public headers.
+// Only for products whose inner dimension is one of Eigen's panels and whose packings stay small
+// (packed_fits): there the arithmetic, and so the bits, are those of gemm_raw on one thread. Included by linalg.cpp,
+// which defines it, and by the kernels that use it; not by the engine's public headers.
 #pragma once
 
 #include <cstdint>
@@ -16,8 +16,9 @@
 
 namespace kindling::detail {
 
-/// Whether a product out (n x m) = a (n x k) @ b (k x m) is one block of Eigen's kernel on one
-/// thread, so that packing each operand whole is what Eigen would do.
+/// Whether a product out (n x m) = a (n x k) @ b (k x m) can run from whole packed operands with
+/// the arithmetic of Eigen's one-thread product: the whole of k in one of its panels, a's rows in
+/// one, and the packings bounded (see linalg.cpp).
 template <class T>
 bool packed_fits(std::int64_t n, std::int64_t m, std::int64_t k);
 
@@ -26,7 +27,8 @@ enum class PackedSide { left, right };
 
 /// One operand of products out = a @ b, packed: the left one, a (n x k), or the right one, b (k x m).
 /// Its buffer is its own (`slot` < 0), or, for a packing made and dropped in a loop, one of four
-/// that the calling thread keeps and grows (`slot` 0 to 3): two live packings need two slots.
+/// that the calling thread keeps and grows (`slot` 0 to 3): a kept packing is valid until the next
+/// packing into the same slot on that thread, so two live packings need two slots.
 template <class T>
 class PackedOperand {
  public:

@@ -532,12 +532,13 @@ class LoopError {
 // Whether the band products of a call (kh per group and image: out (n x m) = a (n x k) @ b (k x m))
 // take the packed path: operands packed once and kept (the weight for the whole batch, an image's
 // output gradient for its kh products) instead of packed afresh for every product. Only for products
-// Eigen runs as one block, and only where each product would run on one thread anyway: the images
-// take every thread, or a product is too small to be cut (gemm_raw's rule).
+// packed_fits admits, and only where each product would run on one thread anyway: the images share
+// more than one thread (inside their region a product is not cut), or they run on every thread
+// there is, or a product is too small to be cut (gemm_raw's rule).
 template <class T>
 bool band_products_packed(int threads, std::int64_t n, std::int64_t m, std::int64_t k) {
   return kindling::detail::packed_fits<T>(n, m, k) &&
-         (threads >= kindling::detail::max_threads() || n * m * k < 2 * kindling::detail::kMatmulGrain);
+         (threads > 1 || threads >= kindling::detail::max_threads() || n * m * k < 2 * kindling::detail::kMatmulGrain);
 }
 
 template <class T>
@@ -559,13 +560,15 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
   // The weight's kernel rows, packed once for every image (when the products take the packed path).
   std::vector<Packed<T>> w_rows;
-  if (bands && band_products_packed<T>(threads, og, L, bands->depth))
+  if (bands && band_products_packed<T>(threads, og, L, bands->depth)) {
+    w_rows.reserve(static_cast<std::size_t>(g.G * g.kh));
     for (std::int64_t grp = 0; grp < g.G; ++grp)
       for (std::int64_t ki = 0; ki < g.kh; ++ki)
         w_rows.emplace_back(
             Side::left,
             kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, true}, og,
             bands->depth);
+  }
   LoopError error;
   KINDLING_OMP_FOR(threads, g.N)
   for (std::int64_t n = 0; n < g.N; ++n)
@@ -665,13 +668,15 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   const bool packed_w = gw && bands && !shallow && band_products_packed<T>(threads, og, bands->depth, L);
   const bool packed_x = gx && bands && band_products_packed<T>(threads, bands->depth, L, og);
   std::vector<Packed<T>> wt_rows;
-  if (packed_x)
+  if (packed_x) {
+    wt_rows.reserve(static_cast<std::size_t>(g.G * g.kh));
     for (std::int64_t grp = 0; grp < g.G; ++grp)
       for (std::int64_t ki = 0; ki < g.kh; ++ki)
         wt_rows.emplace_back(
             Side::left,
             kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, false},
             bands->depth, og);
+  }
   LoopError error;
   KINDLING_OMP_FOR(threads, pieces)
   for (std::int64_t piece = 0; piece < pieces; ++piece)
