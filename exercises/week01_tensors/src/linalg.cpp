@@ -66,6 +66,27 @@ AlignedBuffer<T> aligned_buffer(std::size_t n) {
   return AlignedBuffer<T>(static_cast<T*>(Eigen::internal::aligned_malloc(std::max<std::size_t>(n, 1) * sizeof(T))));
 }
 
+// A buffer of at least n values for a packing: slot `slot` (0 to kKeptSlots - 1) of those the calling
+// thread keeps and grows, or, for a negative slot or above kKeptPacking bytes, `own`, allocated here
+// and freed with it. Slots 0 and 1 are Packing's, the others packed_gemm.hpp's (its slot s is 2 + s).
+constexpr int kKeptSlots = 6;
+template <class T>
+T* packing_buffer(int slot, std::size_t n, AlignedBuffer<T>& own) {
+  if (slot < 0 || n * sizeof(T) > kKeptPacking) {
+    own = aligned_buffer<T>(n);
+    return own.get();
+  }
+  assert(slot < kKeptSlots);
+  thread_local AlignedBuffer<T> kept[kKeptSlots];
+  thread_local std::size_t kept_size[kKeptSlots] = {};
+  const auto s = static_cast<std::size_t>(slot);
+  if (kept_size[s] < n) {
+    kept[s] = aligned_buffer<T>(n);
+    kept_size[s] = n;
+  }
+  return kept[s].get();
+}
+
 // Eigen's panel sizes for one product: kc along the inner dimension, mc and nc along the rows and
 // columns of a column-major result (Eigen computes a row-major result as the column-major
 // transpose), as Eigen's own gemm_blocking_space computes them for a single-threaded product.
@@ -92,24 +113,11 @@ class Packing final : public Eigen::internal::level3_blocking<T, T> {
     this->m_kc = s.kc;
     this->m_mc = s.mc;
     this->m_nc = s.nc;
-    this->m_blockA = buffer(0, static_cast<std::size_t>(s.kc * s.mc), own_a_);
-    this->m_blockB = buffer(1, static_cast<std::size_t>(s.kc * s.nc), own_b_);
+    this->m_blockA = packing_buffer(0, static_cast<std::size_t>(s.kc * s.mc), own_a_);
+    this->m_blockB = packing_buffer(1, static_cast<std::size_t>(s.kc * s.nc), own_b_);
   }
 
  private:
-  static T* buffer(int which, std::size_t n, AlignedBuffer<T>& own) {
-    if (n * sizeof(T) > kKeptPacking) {
-      own = aligned_buffer<T>(n);
-      return own.get();
-    }
-    thread_local AlignedBuffer<T> kept[2];
-    thread_local std::size_t kept_size[2] = {0, 0};
-    if (kept_size[which] < n) {
-      kept[which] = aligned_buffer<T>(n);
-      kept_size[which] = n;
-    }
-    return kept[which].get();
-  }
   AlignedBuffer<T> own_a_, own_b_;
 };
 
@@ -318,6 +326,7 @@ void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 // Eigen computes the row-major out = a @ b as the column-major out^T = b^T a^T: b^T is the left
 // operand of its kernel (packed by gemm_pack_lhs in panels of mr rows) and a^T the right one
 // (gemm_pack_rhs, panels of nr columns). A row-major matrix read as its transpose is column-major.
+namespace {
 template <class T>
 struct EigenKernel {
   using Index = Eigen::Index;
@@ -332,6 +341,7 @@ struct EigenKernel {
   using Res = Eigen::internal::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
   using Gebp = Eigen::internal::gebp_kernel<T, T, Index, Res, Traits::mr, Traits::nr, false, false>;
 };
+}  // namespace
 
 template <class T>
 bool detail::packed_fits(std::int64_t n, std::int64_t m, std::int64_t k) {
@@ -355,40 +365,30 @@ struct detail::PackedOperand<T>::Owned {
   AlignedBuffer<T> buffer;
 };
 
+namespace {
+// m packed by Pack<Order> (EigenKernel's PackLhs or PackRhs) as its transpose, which is column-major
+// when m is row-major and row-major when it is column-major: `outer` rows or columns, k deep.
+template <class T, template <int> class Pack>
+void pack_transpose(T* to, detail::MatrixRef<T> m, std::int64_t k, std::int64_t outer) {
+  using K = EigenKernel<T>;
+  if (m.row_major)
+    Pack<Eigen::ColMajor>()(to, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k, outer);
+  else
+    Pack<Eigen::RowMajor>()(to, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k, outer);
+}
+}  // namespace
+
 template <class T>
 detail::PackedOperand<T>::PackedOperand(PackedSide side, MatrixRef<T> m, std::int64_t outer, std::int64_t k, int slot)
     : side_(side), outer_(outer), k_(k) {
-  const std::size_t n = static_cast<std::size_t>(std::max<std::int64_t>(outer * k, 1));
-  if (slot < 0) {
-    own_ = std::make_unique<Owned>(Owned{aligned_buffer<T>(n)});
-    data_ = own_->buffer.get();
-  } else {
-    assert(slot < 4);
-    thread_local AlignedBuffer<T> kept[4];
-    thread_local std::size_t kept_size[4] = {0, 0, 0, 0};
-    const auto s = static_cast<std::size_t>(slot);
-    if (kept_size[s] < n) {
-      kept[s] = aligned_buffer<T>(n);
-      kept_size[s] = n;
-    }
-    data_ = kept[s].get();
-  }
-  using K = EigenKernel<T>;
-  if (side == PackedSide::left) {  // a (outer x k) as the kernel's right operand a^T (k x outer)
-    if (m.row_major)
-      typename K::template PackRhs<Eigen::ColMajor>()(data_, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k,
-                                                      outer);
-    else
-      typename K::template PackRhs<Eigen::RowMajor>()(data_, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k,
-                                                      outer);
-  } else {  // b (k x outer) as the kernel's left operand b^T (outer x k)
-    if (m.row_major)
-      typename K::template PackLhs<Eigen::ColMajor>()(data_, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k,
-                                                      outer);
-    else
-      typename K::template PackLhs<Eigen::RowMajor>()(data_, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k,
-                                                      outer);
-  }
+  assert(slot < kKeptSlots - 2);
+  AlignedBuffer<T> own;
+  data_ = packing_buffer<T>(slot < 0 ? -1 : 2 + slot, static_cast<std::size_t>(outer * k), own);
+  if (own) own_ = std::make_unique<Owned>(Owned{std::move(own)});
+  if (side == PackedSide::left)  // a (outer x k) as the kernel's right operand a^T (k x outer)
+    pack_transpose<T, EigenKernel<T>::template PackRhs>(data_, m, k, outer);
+  else  // b (k x outer) as the kernel's left operand b^T (outer x k)
+    pack_transpose<T, EigenKernel<T>::template PackLhs>(data_, m, k, outer);
 }
 
 template <class T>

@@ -545,6 +545,28 @@ template <class T>
 using Packed = kindling::detail::PackedOperand<T>;
 using Side = kindling::detail::PackedSide;
 
+// Kernel row ki of group grp of the weight in the band order (wk, from weight_by_kernel_row): the
+// (O / G x depth) matrix W_ki, or, `transposed`, W_ki^T, the same memory read column-major.
+template <class T>
+kindling::detail::MatrixRef<T> weight_row(const std::vector<T>& wk, const ConvGeometry& g, std::int64_t depth,
+                                          std::int64_t grp, std::int64_t ki, bool transposed) {
+  return {wk.data() + (ki * g.O + grp * (g.O / g.G)) * depth, depth, !transposed};
+}
+
+// Every group's kernel rows (weight_row), packed as left operands, row ki of group grp at grp * kh + ki.
+template <class T>
+std::vector<Packed<T>> packed_weight_rows(const std::vector<T>& wk, const ConvGeometry& g, std::int64_t depth,
+                                          bool transposed) {
+  const std::int64_t og = g.O / g.G;
+  std::vector<Packed<T>> rows;
+  rows.reserve(static_cast<std::size_t>(g.G * g.kh));
+  for (std::int64_t grp = 0; grp < g.G; ++grp)
+    for (std::int64_t ki = 0; ki < g.kh; ++ki)
+      rows.emplace_back(Side::left, weight_row(wk, g, depth, grp, ki, transposed), transposed ? depth : og,
+                        transposed ? og : depth);
+  return rows;
+}
+
 // The forward product image by image: out (N, O, L) = W cols(x_n) + bias, the images shared by the
 // threads (each product then on its thread alone; with one image, cut by gemm_raw). Each image's
 // output starts at the bias (or 0) and the products add into it.
@@ -559,16 +581,9 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
   const int threads =
       kindling::detail::parallel_threads("conv2d", g.N * g.O * K * L, g.N, kindling::detail::kMatmulGrain);
   // The weight's kernel rows, packed once for every image (when the products take the packed path).
-  std::vector<Packed<T>> w_rows;
-  if (bands && band_products_packed<T>(threads, og, L, bands->depth)) {
-    w_rows.reserve(static_cast<std::size_t>(g.G * g.kh));
-    for (std::int64_t grp = 0; grp < g.G; ++grp)
-      for (std::int64_t ki = 0; ki < g.kh; ++ki)
-        w_rows.emplace_back(
-            Side::left,
-            kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, true}, og,
-            bands->depth);
-  }
+  const std::vector<Packed<T>> w_rows = bands && band_products_packed<T>(threads, og, L, bands->depth)
+                                            ? packed_weight_rows(wk, g, bands->depth, false)
+                                            : std::vector<Packed<T>>();
   LoopError error;
   KINDLING_OMP_FOR(threads, g.N)
   for (std::int64_t n = 0; n < g.N; ++n)
@@ -591,8 +606,7 @@ void conv_forward_images(const T* x, const T* w, const T* bias, T* out, const Co
           for (std::int64_t ki = 0; ki < g.kh; ++ki) {
             const kindling::detail::MatrixRef<T> band{b.data() + grp * depth * size + ki * g.dh * g.W, size, true};
             if (w_rows.empty())
-              kindling::detail::gemm_raw<T>(o + grp * og * L, L,
-                                            {wk.data() + (ki * g.O + grp * og) * depth, depth, true}, band, og, L,
+              kindling::detail::gemm_raw<T>(o + grp * og * L, L, weight_row(wk, g, depth, grp, ki, false), band, og, L,
                                             depth, true);
             else
               kindling::detail::gemm_packed<T>(o + grp * og * L, L, w_rows[static_cast<std::size_t>(grp * g.kh + ki)],
@@ -667,16 +681,8 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
   // products of each kind, the weight's kernel rows (read as W_ki^T) once for the whole batch.
   const bool packed_w = gw && bands && !shallow && band_products_packed<T>(threads, og, bands->depth, L);
   const bool packed_x = gx && bands && band_products_packed<T>(threads, bands->depth, L, og);
-  std::vector<Packed<T>> wt_rows;
-  if (packed_x) {
-    wt_rows.reserve(static_cast<std::size_t>(g.G * g.kh));
-    for (std::int64_t grp = 0; grp < g.G; ++grp)
-      for (std::int64_t ki = 0; ki < g.kh; ++ki)
-        wt_rows.emplace_back(
-            Side::left,
-            kindling::detail::MatrixRef<T>{wk.data() + (ki * g.O + grp * og) * bands->depth, bands->depth, false},
-            bands->depth, og);
-  }
+  const std::vector<Packed<T>> wt_rows =
+      packed_x ? packed_weight_rows(wk, g, bands->depth, true) : std::vector<Packed<T>>();
   LoopError error;
   KINDLING_OMP_FOR(threads, pieces)
   for (std::int64_t piece = 0; piece < pieces; ++piece)
@@ -736,8 +742,8 @@ void conv_backward_images(const T* x, const T* w, const T* gy, T* gx, T* gw, T* 
                 kindling::detail::gemm_packed<T>(out, size, wt_rows[static_cast<std::size_t>(grp * g.kh + ki)],
                                                  *gy_packed, true);
               else
-                kindling::detail::gemm_raw<T>(out, size, {wk.data() + (ki * g.O + grp * og) * depth, depth, false}, gyg,
-                                              depth, L, og, true);
+                kindling::detail::gemm_raw<T>(out, size, weight_row(wk, g, depth, grp, ki, true), gyg, depth, L, og,
+                                              true);
             }
           }
           image_of_bands(b.data(), gx + n * image, g, *bands);
