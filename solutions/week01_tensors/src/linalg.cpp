@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include <kindling/device_hooks.hpp>
@@ -103,6 +104,37 @@ PanelSizes panel_sizes(std::int64_t rows, std::int64_t cols, std::int64_t depth)
 template <class T>
 bool packs_on_stack(const PanelSizes& s) {
   return std::max(s.kc * s.mc, s.kc * s.nc) * static_cast<Eigen::Index>(sizeof(T)) <= EIGEN_STACK_ALLOCATION_LIMIT;
+}
+
+// Eigen's kernel and packing routines, for products that pack their operands themselves (the
+// shared packings below, packed_gemm.hpp). Eigen computes the row-major out = a @ b as the column-major
+// out^T = b^T a^T: b^T is the left operand of its kernel (packed by gemm_pack_lhs in panels of mr rows)
+// and a^T the right one (gemm_pack_rhs, panels of nr columns). A row-major matrix read as its
+// transpose is column-major.
+template <class T>
+struct EigenKernel {
+  using Index = Eigen::Index;
+  using Traits = Eigen::internal::gebp_traits<T, T>;
+  template <int Order>
+  using Mapper = Eigen::internal::const_blas_data_mapper<T, Index, Order>;
+  template <int Order>
+  using PackLhs = Eigen::internal::gemm_pack_lhs<T, Index, Mapper<Order>, Traits::mr, Traits::LhsProgress,
+                                                 typename Traits::LhsPacket4Packing, Order>;
+  template <int Order>
+  using PackRhs = Eigen::internal::gemm_pack_rhs<T, Index, Mapper<Order>, Traits::nr, Order>;
+  using Res = Eigen::internal::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
+  using Gebp = Eigen::internal::gebp_kernel<T, T, Index, Res, Traits::mr, Traits::nr, false, false>;
+};
+
+// m packed by Pack<Order> (EigenKernel's PackLhs or PackRhs) as its transpose, which is column-major
+// when m is row-major and row-major when it is column-major: `outer` rows or columns, k deep.
+template <class T, template <int> class Pack>
+void pack_transpose(T* to, Operand<T> m, std::int64_t k, std::int64_t outer) {
+  using K = EigenKernel<T>;
+  if (m.row_major)
+    Pack<Eigen::ColMajor>()(to, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k, outer);
+  else
+    Pack<Eigen::RowMajor>()(to, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k, outer);
 }
 
 // Eigen's blocking for one product with the buffers above.
@@ -234,6 +266,152 @@ void split_k_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int
     c = alpha * partial[0];
 }
 
+// A product of moderate size on several threads, with its operands packed once between them
+// (shared_gemm). The grid above gives every block its own whole product, so every block packs its
+// rows of `a` and its columns of `b`: Linear 784->256's forward at batch 64, cut 1 x 8, packed all
+// of `a` eight times, and each block's kernel worked on 32 columns where Eigen's is built for mr =
+// 48 (docs/performance.md, "Operands packed once between threads"). Here the team first packs both
+// operands whole, each thread a share of the panels, into buffers of the calling thread; then,
+// after one barrier, each thread runs Eigen's kernel on its block of the packed panels. Blocks are
+// made of whole tiles of Eigen's kernel (mr columns of the output by nr rows), and the inner
+// dimension is cut into the panels Eigen's one-thread product uses, so each output is computed by
+// the same kind of tile, adding the same panels in the same order: the bits are those of
+// block_product on one thread, for any thread count. Only where both packings together stay within
+// kSharedPacking bytes (about an L2 cache); a larger product loses little to the grid's repeated
+// packing (a 1024^2 product cut 4 x 4 costs 1.02-1.08x its one-thread time on one core) and keeps
+// Eigen's cache blocking.
+constexpr std::size_t kSharedPacking = std::size_t{2} << 20;
+
+// The block grid of a shared product: `cm` slices of the output's columns (Eigen's rows) by `cn`
+// slices of its rows, each slice tm units of kSharedUnitM columns or tn units of kSharedUnitN rows
+// long (the last one shorter). The units are whole tiles of Eigen's kernel on every instruction set
+// (mr is 48, 24 or 12 floats with AVX-512, AVX2 or SSE, half as many doubles; nr is 4), so the grid,
+// and the thread count, are the same on every machine.
+template <class T>
+constexpr std::int64_t kSharedUnitM = 192 / static_cast<std::int64_t>(sizeof(T));
+constexpr std::int64_t kSharedUnitN = 4;
+struct SharedGrid {
+  std::int64_t cm, cn, tm, tn;
+};
+
+// Eigen's panel sizes for a product that shared_gemm can take, or nothing: what block_product sends
+// to Eigen's blocked kernel, with its row and column blocks whole tiles (so that a block of tiles
+// holds the same kinds of tile as the one-thread product), within kSharedPacking.
+template <class T>
+std::optional<PanelSizes> shared_panels(std::int64_t n, std::int64_t m, std::int64_t k) {
+  using Traits = typename EigenKernel<T>::Traits;
+  static_assert(kSharedUnitM<T> % Traits::mr == 0 && kSharedUnitN % Traits::nr == 0);
+  if (n <= 1 || m <= 1 || k == 0 || n + m + k < EIGEN_GEMM_TO_COEFFBASED_THRESHOLD ||
+      static_cast<std::size_t>((n + m) * k) * sizeof(T) > kSharedPacking)
+    return std::nullopt;
+  const PanelSizes s = panel_sizes<T>(m, n, k);
+  if ((s.mc < m && s.mc % Traits::mr != 0) || (s.nc < n && s.nc % Traits::nr != 0)) return std::nullopt;
+  return s;
+}
+
+// The grid for at most `threads` blocks with the shortest slowest block: its outputs, plus the
+// packed values it reads (weighted 16: a multiply-add of the kernel is much cheaper than reading a
+// value another core packed), rounded up to whole tiles.
+template <class T>
+SharedGrid shared_grid(std::int64_t n, std::int64_t m, std::int64_t threads) {
+  constexpr std::int64_t um = kSharedUnitM<T>, un = kSharedUnitN;
+  const std::int64_t tiles_m = (m + um - 1) / um, tiles_n = (n + un - 1) / un;
+  SharedGrid best{1, 1, tiles_m, tiles_n};
+  std::int64_t best_cost = std::numeric_limits<std::int64_t>::max();
+  for (std::int64_t cm = 1; cm <= std::min(threads, tiles_m); ++cm)
+    for (std::int64_t cn = 1; cm * cn <= threads && cn <= tiles_n; ++cn) {
+      const std::int64_t tm = (tiles_m + cm - 1) / cm, tn = (tiles_n + cn - 1) / cn;
+      if ((cm - 1) * tm >= tiles_m || (cn - 1) * tn >= tiles_n) continue;  // a slice would be empty
+      const std::int64_t rows = std::min(m, tm * um), cols = std::min(n, tn * un);
+      const std::int64_t cost = rows * cols + 16 * (rows + cols);
+      if (cost < best_cost) {
+        best = {cm, cn, tm, tn};
+        best_cost = cost;
+      }
+    }
+  return best;
+}
+
+template <class T>
+void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
+                 T alpha, bool accumulate, const PanelSizes& s, const SharedGrid& grid) {
+  using K = EigenKernel<T>;
+  constexpr std::int64_t um = kSharedUnitM<T>, un = kSharedUnitN;
+  const std::int64_t kc = s.kc, panels = (k + kc - 1) / kc;
+  // b^T (m x k) and a^T (k x n) packed whole, panel after panel, each panel 64-byte aligned (Eigen
+  // stores and loads whole packets there): panel p of b^T at p * lhs_panel, its rows from i at
+  // i * depth further (a whole number of packets: i is a multiple of kSharedUnitM); a^T's likewise.
+  constexpr std::int64_t align = 64 / static_cast<std::int64_t>(sizeof(T));
+  const std::int64_t lhs_panel = (kc * m + align - 1) / align * align, rhs_panel = (kc * n + align - 1) / align * align;
+  AlignedBuffer<T> own_lhs, own_rhs;
+  T* const lhs = packing_buffer<T>(0, static_cast<std::size_t>(panels * lhs_panel), own_lhs);
+  T* const rhs = packing_buffer<T>(1, static_cast<std::size_t>(panels * rhs_panel), own_rhs);
+  // The packing is shared out in units: a tile of b^T (mr rows) or a panel of a^T (nr columns), or
+  // a slice of one along k (a tile's packing is k-major, so a slice of it is a contiguous piece),
+  // or the rows or columns after the last whole tile or panel. The units are listed piece by
+  // piece, each piece's block listing the tiles and panels that no earlier piece has listed, and
+  // each piece packs the units that start in its share of the (m + n) * k values: it has packed
+  // much of what it multiplies itself (on 2 threads, what another core packed is slow to read).
+  using Traits = typename K::Traits;
+  struct Unit {
+    bool left;
+    std::int64_t panel, first, count, k_begin, k_end;  // b^T's rows or a^T's columns [first, first + count)
+  };
+  const std::int64_t pieces = grid.cm * grid.cn, total = (m + n) * k;
+  const std::int64_t k_slice = std::max<std::int64_t>(64, total / (4 * pieces * Traits::mr));
+  std::vector<Unit> units;
+  const auto list = [&](bool left, std::int64_t from, std::int64_t to) {
+    const std::int64_t tile = left ? Traits::mr : Traits::nr, whole = from + (to - from) / tile * tile;
+    for (std::int64_t p = 0; p < panels; ++p) {
+      const std::int64_t depth = std::min(kc, k - p * kc);
+      for (std::int64_t first = from; first < whole; first += tile)
+        for (std::int64_t k0 = 0; k0 < depth; k0 += k_slice)
+          units.push_back({left, p, first, tile, k0, std::min(depth, k0 + k_slice)});
+      if (whole < to) units.push_back({left, p, whole, to - whole, 0, depth});
+    }
+  };
+  std::vector<bool> listed_m(static_cast<std::size_t>(grid.cm)), listed_n(static_cast<std::size_t>(grid.cn));
+  for (std::int64_t piece = 0; piece < pieces; ++piece) {
+    const std::int64_t bm = piece % grid.cm, bn = piece / grid.cm;
+    if (!listed_m[static_cast<std::size_t>(bm)]) list(true, bm * grid.tm * um, std::min(m, (bm + 1) * grid.tm * um));
+    if (!listed_n[static_cast<std::size_t>(bn)]) list(false, bn * grid.tn * un, std::min(n, (bn + 1) * grid.tn * un));
+    listed_m[static_cast<std::size_t>(bm)] = listed_n[static_cast<std::size_t>(bn)] = true;
+  }
+  std::vector<std::int64_t> owner(units.size());
+  for (std::int64_t start = 0; const Unit& u : units) {
+    owner[static_cast<std::size_t>(&u - units.data())] = start * pieces / total;
+    start += u.count * (u.k_end - u.k_begin);
+  }
+  const auto pack_share = [&](std::int64_t piece) {
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      if (owner[i] != piece) continue;
+      const Unit& u = units[i];
+      const std::int64_t k0 = u.panel * kc, depth = std::min(kc, k - k0), tile = u.left ? Traits::mr : Traits::nr;
+      // A whole tile or panel sits at first * depth, its k-th row of values k * tile further on.
+      const std::int64_t at = u.first * depth + u.k_begin * tile, d = u.k_end - u.k_begin;
+      if (u.left)
+        pack_transpose<T, K::template PackLhs>(lhs + u.panel * lhs_panel + at, b.from(k0 + u.k_begin, u.first), d,
+                                               u.count);
+      else
+        pack_transpose<T, K::template PackRhs>(rhs + u.panel * rhs_panel + at, a.from(u.first, k0 + u.k_begin), d,
+                                               u.count);
+    }
+  };
+  const auto multiply = [&](std::int64_t piece) {
+    const std::int64_t bm = piece % grid.cm, bn = piece / grid.cm;
+    const std::int64_t i0 = bm * grid.tm * um, i1 = std::min(m, (bm + 1) * grid.tm * um);
+    const std::int64_t j0 = bn * grid.tn * un, j1 = std::min(n, (bn + 1) * grid.tn * un);
+    if (!accumulate)
+      for (std::int64_t j = j0; j < j1; ++j) std::fill(out + j * ldo + i0, out + j * ldo + i1, T{0});
+    for (std::int64_t p = 0; p < panels; ++p) {
+      const std::int64_t depth = std::min(kc, k - p * kc);
+      typename K::Gebp()(typename K::Res(out + j0 * ldo + i0, ldo), lhs + p * lhs_panel + i0 * depth,
+                         rhs + p * rhs_panel + j0 * depth, i1 - i0, depth, j1 - j0, alpha);
+    }
+  };
+  detail::parallel_phases(pieces, pack_share, multiply);
+}
+
 template <class T>
 void parallel_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
                    T alpha, bool accumulate) {
@@ -253,6 +431,16 @@ void parallel_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::in
     split_k_gemm(out, ldo, a, b, n, m, k, alpha, accumulate);
     return;
   }
+  // A product with its packings shared: the rule's thread count (without the limit of one thread
+  // per 32 rows or columns), then as many as the grid for it has blocks.
+  const std::int64_t limit = std::min<std::int64_t>(detail::max_threads(), n * m * k / detail::kMatmulGrain);
+  if (limit >= 2)
+    if (const std::optional<PanelSizes> s = shared_panels<T>(n, m, k)) {
+      const SharedGrid grid = shared_grid<T>(n, m, limit);
+      if (detail::parallel_threads("matmul", n * m * k, grid.cm * grid.cn, detail::kMatmulGrain) > 1)
+        return shared_gemm(out, ldo, a, b, n, m, k, alpha, accumulate, *s, grid);
+      return block_product(out, ldo, a, b, n, m, k, alpha, accumulate);
+    }
   const int threads = detail::parallel_threads("matmul", n * m * k, std::max(n, m) / 32, detail::kMatmulGrain);
   if (threads <= 1) {
     block_product(out, ldo, a, b, n, m, k, alpha, accumulate);
@@ -323,25 +511,6 @@ void detail::gemm(const Tensor& out, const Tensor& a, const Tensor& b, const Sca
 }
 
 // ---- packed operands (packed_gemm.hpp) ----------------------------------------------------------
-// Eigen computes the row-major out = a @ b as the column-major out^T = b^T a^T: b^T is the left
-// operand of its kernel (packed by gemm_pack_lhs in panels of mr rows) and a^T the right one
-// (gemm_pack_rhs, panels of nr columns). A row-major matrix read as its transpose is column-major.
-namespace {
-template <class T>
-struct EigenKernel {
-  using Index = Eigen::Index;
-  using Traits = Eigen::internal::gebp_traits<T, T>;
-  template <int Order>
-  using Mapper = Eigen::internal::const_blas_data_mapper<T, Index, Order>;
-  template <int Order>
-  using PackLhs = Eigen::internal::gemm_pack_lhs<T, Index, Mapper<Order>, Traits::mr, Traits::LhsProgress,
-                                                 typename Traits::LhsPacket4Packing, Order>;
-  template <int Order>
-  using PackRhs = Eigen::internal::gemm_pack_rhs<T, Index, Mapper<Order>, Traits::nr, Order>;
-  using Res = Eigen::internal::blas_data_mapper<T, Index, Eigen::ColMajor, Eigen::Unaligned, 1>;
-  using Gebp = Eigen::internal::gebp_kernel<T, T, Index, Res, Traits::mr, Traits::nr, false, false>;
-};
-}  // namespace
 
 template <class T>
 bool detail::packed_fits(std::int64_t n, std::int64_t m, std::int64_t k) {
@@ -364,19 +533,6 @@ template <class T>
 struct detail::PackedOperand<T>::Owned {
   AlignedBuffer<T> buffer;
 };
-
-namespace {
-// m packed by Pack<Order> (EigenKernel's PackLhs or PackRhs) as its transpose, which is column-major
-// when m is row-major and row-major when it is column-major: `outer` rows or columns, k deep.
-template <class T, template <int> class Pack>
-void pack_transpose(T* to, detail::MatrixRef<T> m, std::int64_t k, std::int64_t outer) {
-  using K = EigenKernel<T>;
-  if (m.row_major)
-    Pack<Eigen::ColMajor>()(to, typename K::template Mapper<Eigen::ColMajor>(m.p, m.ld), k, outer);
-  else
-    Pack<Eigen::RowMajor>()(to, typename K::template Mapper<Eigen::RowMajor>(m.p, m.ld), k, outer);
-}
-}  // namespace
 
 template <class T>
 detail::PackedOperand<T>::PackedOperand(PackedSide side, MatrixRef<T> m, std::int64_t outer, std::int64_t k, int slot)

@@ -277,6 +277,31 @@ void parallel_ranges(std::int64_t len, std::int64_t pieces, F&& fn, std::int64_t
   for (std::int64_t p = 0; p < pieces; ++p) fn(cut(p), cut(p + 1));
 }
 
+/// Runs `first(p)` for every piece p in [0, pieces), then, once all of them have returned,
+/// `second(p)` for every piece: two steps of one region of OpenMP's whole team, with a barrier
+/// between them (a step that fills shared buffers, then one that reads them). Thread t runs the
+/// pieces t, t + team, ...; on one piece, both on this thread. Neither may throw.
+template <class F, class G>
+void parallel_phases(std::int64_t pieces, F&& first, G&& second) {
+  if (pieces <= 1) {
+    first(std::int64_t{0});
+    second(std::int64_t{0});
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel
+  {
+    const std::int64_t t = omp_get_thread_num(), team = omp_get_num_threads();
+    for (std::int64_t p = t; p < pieces; p += team) first(p);
+#pragma omp barrier
+    for (std::int64_t p = t; p < pieces; p += team) second(p);
+  }
+#else
+  for (std::int64_t p = 0; p < pieces; ++p) first(p);
+  for (std::int64_t p = 0; p < pieces; ++p) second(p);
+#endif
+}
+
 /// The loop restricted to positions [lo, hi) of its dim `d`.
 template <std::size_t N>
 StridedLoop<N> slice_loop(const StridedLoop<N>& loop, std::size_t d, std::int64_t lo, std::int64_t hi) {
