@@ -285,8 +285,9 @@ constexpr std::size_t kSharedPacking = std::size_t{2} << 20;
 // The block grid of a shared product: `cm` slices of the output's columns (Eigen's rows) by `cn`
 // slices of its rows, each slice tm units of kSharedUnitM columns or tn units of kSharedUnitN rows
 // long (the last one shorter). The units are whole tiles of Eigen's kernel on every instruction set
-// (mr is 48, 24 or 12 floats with AVX-512, AVX2 or SSE, half as many doubles; nr is 4), so the grid,
-// and the thread count, are the same on every machine.
+// (mr is three packets with FMA, 48 floats with AVX-512 and 24 with AVX2, and two without, 8 with
+// SSE alone; half as many doubles; nr is 4), so the grid, and the thread count, are the same on
+// every machine.
 template <class T>
 constexpr std::int64_t kSharedUnitM = 192 / static_cast<std::int64_t>(sizeof(T));
 constexpr std::int64_t kSharedUnitN = 4;
@@ -296,7 +297,9 @@ struct SharedGrid {
 
 // Eigen's panel sizes for a product that shared_gemm can take, or nothing: what block_product sends
 // to Eigen's blocked kernel, with its row and column blocks whole tiles (so that a block of tiles
-// holds the same kinds of tile as the one-thread product), within kSharedPacking.
+// holds the same kinds of tile as the one-thread product), within kSharedPacking. Eigen leaves a
+// row block of at most mr unrounded: a very flat product (two output rows, k about 120, with AVX2)
+// can have blocks of 22, and keeps the grid.
 template <class T>
 std::optional<PanelSizes> shared_panels(std::int64_t n, std::int64_t m, std::int64_t k) {
   using Traits = typename EigenKernel<T>::Traits;
@@ -350,8 +353,8 @@ void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int6
   // a slice of one along k (a tile's packing is k-major, so a slice of it is a contiguous piece),
   // or the rows or columns after the last whole tile or panel. The units are listed piece by
   // piece, each piece's block listing the tiles and panels that no earlier piece has listed, and
-  // each piece packs the units that start in its share of the (m + n) * k values: it has packed
-  // much of what it multiplies itself (on 2 threads, what another core packed is slow to read).
+  // each piece packs the units that start in its share of the (m + n) * k values: on 2 threads each
+  // packs the tiles of b^T it multiplies and shares a^T (what another core packed is slow to read).
   using Traits = typename K::Traits;
   struct Unit {
     bool left;

@@ -170,9 +170,11 @@ TEST(EngineParallel, ProductsCutAlongKAreTheSameForAnyThreadCount) {
 // A product of moderate size packs its two operands once, the threads sharing the packing, and
 // each thread multiplies a block of whole tiles of Eigen's kernel over the panels its one-thread
 // product uses: the same bits for any thread count. The shapes: Linear 784->256's three products
-// at batch 64, sizes that are multiples of nothing (partial tiles on both sides), inner
-// dimensions of two panels (the second with 123 x 623 values, which must still start on a whole
-// packet: Eigen's kernel loads them as such), column-major operands, accumulation, and doubles.
+// at batch 64, sizes that are multiples of nothing (partial tiles on both sides, and with 127
+// columns every narrower kind of tile, for both layouts of b), inner dimensions of more than one
+// panel (with AVX-512 and a 48 KB L1, 154 x 1255 x 123 has a second panel of 123 x 623 values,
+// which must still start on a whole packet: Eigen loads and stores them as such), column-major
+// operands, accumulation, and doubles.
 TEST(EngineParallel, ProductsWithSharedPackingsAreTheSameForAnyThreadCount) {
   Generator g(12);
   struct Case {
@@ -180,7 +182,7 @@ TEST(EngineParallel, ProductsWithSharedPackingsAreTheSameForAnyThreadCount) {
   };
   std::vector<std::pair<Tensor, Tensor>> operands;
   for (const Case c : {Case{64, 784, 256}, Case{64, 256, 784}, Case{256, 64, 784}, Case{97, 333, 131},
-                       Case{130, 211, 45}, Case{144, 1568, 64}, Case{154, 1255, 123}})
+                       Case{130, 211, 45}, Case{144, 1568, 64}, Case{154, 1255, 123}, Case{100, 300, 127}})
     operands.emplace_back(randn({c.n, c.k}, TensorOptions(), &g), randn({c.k, c.m}, TensorOptions(), &g));
   const Tensor bias = randn({97, 131}, TensorOptions(), &g);
   const Tensor a64 = randn({90, 300}, TensorOptions().dtype(kFloat64), &g);
@@ -192,6 +194,8 @@ TEST(EngineParallel, ProductsWithSharedPackingsAreTheSameForAnyThreadCount) {
     out.push_back(mm(a.t().contiguous().t(), b));
     out.push_back(mm(a, b.t().contiguous().t()));
     out.push_back(addmm(bias, a, b, 0.5, 2));
+    const auto& [a127, b127] = operands[7];
+    out.push_back(mm(a127.t().contiguous().t(), b127.t().contiguous().t()));
     out.push_back(mm(a64, b64));
     return out;
   });

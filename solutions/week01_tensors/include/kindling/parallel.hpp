@@ -22,9 +22,10 @@
 /// a reduction along some dims shares out its outputs or is cut into such pieces depends on its
 /// sizes alone too). A matrix product whose two operands packed for Eigen's kernel fit in 2 MB
 /// (Linear 784 -> 256 at batch 64, 512 x 512 x 512) is packed once and shared out in whole tiles
-/// of that kernel, so it too gives the same bits. The one exception is a larger product's last
-/// bits: each thread computes a block of the output as its own Eigen product, whose blocking (and
-/// so its order of additions) follows the block's shape, as a BLAS library's does for PyTorch.
+/// of that kernel, so it too gives the same bits. The one exception is the last bits of a larger
+/// product (or of a very flat one, whose one-thread blocks Eigen does not make whole tiles): each
+/// thread computes a block of the output as its own Eigen product, whose blocking (and so its
+/// order of additions) follows the block's shape, as a BLAS library's does for PyTorch.
 
 #include <cstdint>
 #include <string>
