@@ -7,6 +7,7 @@
 #define EIGEN_DONT_PARALLELIZE
 #include <Eigen/Core>
 
+#include <array>
 #include <cassert>
 #include <cstddef>
 #include <limits>
@@ -293,6 +294,13 @@ constexpr std::int64_t kSharedUnitM = 192 / static_cast<std::int64_t>(sizeof(T))
 constexpr std::int64_t kSharedUnitN = 4;
 struct SharedGrid {
   std::int64_t cm, cn, tm, tn;
+  // Block `piece`'s output columns [i0, i1) of m (Eigen's rows) and rows [j0, j1) of n.
+  template <class T>
+  std::array<std::int64_t, 4> block(std::int64_t piece, std::int64_t n, std::int64_t m) const {
+    const std::int64_t bm = piece % cm, bn = piece / cm, um = kSharedUnitM<T>;
+    return {bm * tm * um, std::min(m, (bm + 1) * tm * um), bn * tn * kSharedUnitN,
+            std::min(n, (bn + 1) * tn * kSharedUnitN)};
+  }
 };
 
 // Eigen's panel sizes for a product that shared_gemm can take, or nothing: what block_product sends
@@ -339,7 +347,6 @@ template <class T>
 void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
                  T alpha, bool accumulate, const PanelSizes& s, const SharedGrid& grid) {
   using K = EigenKernel<T>;
-  constexpr std::int64_t um = kSharedUnitM<T>, un = kSharedUnitN;
   const std::int64_t kc = s.kc, panels = (k + kc - 1) / kc;
   // b^T (m x k) and a^T (k x n) packed whole, panel after panel, each panel 64-byte aligned (Eigen
   // stores and loads whole packets there): panel p of b^T at p * lhs_panel, its rows from i at
@@ -359,6 +366,7 @@ void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int6
   struct Unit {
     bool left;
     std::int64_t panel, first, count, k_begin, k_end;  // b^T's rows or a^T's columns [first, first + count)
+    std::int64_t owner = 0;                            // the piece that packs it
   };
   const std::int64_t pieces = grid.cm * grid.cn, total = (m + n) * k;
   const std::int64_t k_slice = std::max<std::int64_t>(64, total / (4 * pieces * Traits::mr));
@@ -375,20 +383,19 @@ void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int6
   };
   std::vector<bool> listed_m(static_cast<std::size_t>(grid.cm)), listed_n(static_cast<std::size_t>(grid.cn));
   for (std::int64_t piece = 0; piece < pieces; ++piece) {
-    const std::int64_t bm = piece % grid.cm, bn = piece / grid.cm;
-    if (!listed_m[static_cast<std::size_t>(bm)]) list(true, bm * grid.tm * um, std::min(m, (bm + 1) * grid.tm * um));
-    if (!listed_n[static_cast<std::size_t>(bn)]) list(false, bn * grid.tn * un, std::min(n, (bn + 1) * grid.tn * un));
-    listed_m[static_cast<std::size_t>(bm)] = listed_n[static_cast<std::size_t>(bn)] = true;
+    const auto [i0, i1, j0, j1] = grid.block<T>(piece, n, m);
+    const auto bm = static_cast<std::size_t>(piece % grid.cm), bn = static_cast<std::size_t>(piece / grid.cm);
+    if (!listed_m[bm]) list(true, i0, i1);
+    if (!listed_n[bn]) list(false, j0, j1);
+    listed_m[bm] = listed_n[bn] = true;
   }
-  std::vector<std::int64_t> owner(units.size());
-  for (std::int64_t start = 0; const Unit& u : units) {
-    owner[static_cast<std::size_t>(&u - units.data())] = start * pieces / total;
+  for (std::int64_t start = 0; Unit & u : units) {
+    u.owner = start * pieces / total;
     start += u.count * (u.k_end - u.k_begin);
   }
   const auto pack_share = [&](std::int64_t piece) {
-    for (std::size_t i = 0; i < units.size(); ++i) {
-      if (owner[i] != piece) continue;
-      const Unit& u = units[i];
+    for (const Unit& u : units) {
+      if (u.owner != piece) continue;
       const std::int64_t k0 = u.panel * kc, depth = std::min(kc, k - k0), tile = u.left ? Traits::mr : Traits::nr;
       // A whole tile or panel sits at first * depth, its k-th row of values k * tile further on.
       const std::int64_t at = u.first * depth + u.k_begin * tile, d = u.k_end - u.k_begin;
@@ -401,9 +408,7 @@ void shared_gemm(T* out, std::int64_t ldo, Operand<T> a, Operand<T> b, std::int6
     }
   };
   const auto multiply = [&](std::int64_t piece) {
-    const std::int64_t bm = piece % grid.cm, bn = piece / grid.cm;
-    const std::int64_t i0 = bm * grid.tm * um, i1 = std::min(m, (bm + 1) * grid.tm * um);
-    const std::int64_t j0 = bn * grid.tn * un, j1 = std::min(n, (bn + 1) * grid.tn * un);
+    const auto [i0, i1, j0, j1] = grid.block<T>(piece, n, m);
     if (!accumulate)
       for (std::int64_t j = j0; j < j1; ++j) std::fill(out + j * ldo + i0, out + j * ldo + i1, T{0});
     for (std::int64_t p = 0; p < panels; ++p) {
