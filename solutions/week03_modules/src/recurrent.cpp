@@ -293,7 +293,11 @@ std::tuple<utils::rnn::PackedSequence, Tensor, Tensor> RNNBase::run_packed(const
   utils::rnn::PackedSequence sorted = input;
   sorted.sorted_indices = Tensor();
   sorted.unsorted_indices = Tensor();
-  auto [padded, len] = utils::rnn::pad_packed_sequence(sorted);
+  // Not a structured binding: the lambda below captures `padded`, which Clang (16) refuses for a
+  // binding in a file built with OpenMP.
+  Tensor padded;
+  Tensor len;
+  std::tie(padded, len) = utils::rnn::pad_packed_sequence(sorted);
   const std::vector<std::int64_t> lengths = len.to_vector<std::int64_t>();
   const std::int64_t directions = options.bidirectional ? 2 : 1;
   const Shape expected = {options.num_layers * directions, padded.size(1), hidden_size};
