@@ -7,23 +7,24 @@
 #     naming the GPU benchmark, never lost;
 #   - with KINDLING_GPU=0: plain needs_gpu, the GPU benchmark not tried.
 #
-#   gpu_perf.sh BUILD_DIR
+#   gpu_perf.sh BUILD_DIR [GRADER_OPTION...]   (--memory-mb 0 under a sanitizer, as CMake passes it)
 set -euo pipefail
-build=${1:?usage: gpu_perf.sh BUILD_DIR}
+build=${1:?usage: gpu_perf.sh BUILD_DIR [GRADER_OPTION...]}
+shift
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/kindling-gpu-perf.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 grade() {
   KINDLING_GPU=$1 "$build/grader/kindling-grade" --build-dir "$build" --tree solutions --no-build --no-color \
-    --json "$tmp/$1.json" week06.register_gemm > "$tmp/$1.out" 2>&1 || { cat "$tmp/$1.out"; exit 1; }
+    "${@:2}" --json "$tmp/$1.json" week06.register_gemm > "$tmp/$1.out" 2>&1 || { cat "$tmp/$1.out"; exit 1; }
 }
 field() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['tasks'][0]; print(t[sys.argv[2]])" "$tmp/$1.json" "$2"; }
 fail() { echo "gpu_perf: FAILED: $*" >&2; cat "$tmp"/*.out >&2; exit 1; }
 
-grade 0
+grade 0 "$@"
 [ "$(field 0 perf_status)" = needs_gpu ] || fail "KINDLING_GPU=0: perf_status $(field 0 perf_status)"
 case "$(field 0 perf_message)" in *device_bench*) fail "KINDLING_GPU=0 tried the GPU benchmark" ;; esac
 
-grade 1
+grade 1 "$@"
 status=$(field 1 perf_status)
 message=$(field 1 perf_message)
 if [ -n "$(ls -A /proc/driver/nvidia/gpus 2> /dev/null)" ] && [ -x "$build/grader/kindling_week06_device_bench" ]; then
