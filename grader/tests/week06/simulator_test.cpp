@@ -12,6 +12,8 @@
 
 #include <kindling/cuda/fixtures.hpp>
 
+#include "sanitizers.hpp"
+
 namespace {
 namespace sim = kindling::cuda::sim;
 using kindling::cuda::DevPtr;
@@ -101,7 +103,7 @@ TEST_F(EngineSimulator, ALostUpdateIsReportedAsADataRace) {
 // A signal inside a kernel (here an integer division by zero) kills the process as it would any
 // program; first the simulator names the kernel, the block and the thread it came from.
 TEST_F(EngineSimulator, ASignalInsideAKernelNamesTheKernelBlockAndThread) {
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#if defined(KINDLING_SANITIZED)
   GTEST_SKIP() << "a sanitizer reports the signal with its own handler, which the simulator leaves in place";
 #endif
   GTEST_FLAG_SET(death_test_style, "threadsafe");

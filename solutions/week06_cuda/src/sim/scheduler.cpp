@@ -50,6 +50,8 @@ void __tsan_switch_to_fiber(void* fiber, unsigned flags);
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -81,7 +83,8 @@ thread_local std::size_t tl_sched_size = 0;
 // ThreadSanitizer's fibers, pooled like the stacks: creating one maps and clears a thread's
 // state, and destroying it unmaps that again, which cost more than the kernels (a week-6 test
 // took minutes). A fiber's clock carries over to its next simulated thread; since every switch
-// synchronises with the scheduler anyway, that orders nothing that was not already ordered.
+// synchronises with the scheduler anyway, that orders nothing that was not already ordered. So
+// does its shadow stack, which must be empty when a thread ends: see FiberMain.
 class TsanFiberPool {
  public:
   void* take() {
@@ -537,19 +540,17 @@ void count_groups(Block& b) {
   b.groups.clear();
 }
 
-// A simulated thread's whole life on its fiber. Not instrumented by ThreadSanitizer: its last act
-// is to switch TSan back to the scheduler's fiber (before_leaving), and an instrumented function
-// would then record its own exit on the scheduler's shadow stack, one frame per thread, until
-// TSan's stack depot overflowed (65,536 frames).
+// A simulated thread's whole life on its fiber. Its last act is to switch TSan back to the
+// scheduler's fiber (before_leaving), so the function entry and exit records of this file would not
+// pair up (its own exit, and boost::context's frames around it, would be recorded on the
+// scheduler's shadow stack, and a reused fiber state would keep the frames of the threads before):
+// under ThreadSanitizer this file is built without them (CMakeLists.txt), its memory accesses still
+// checked.
 struct FiberMain {
   SimThread* t;
   Launch* l;
   Block* b;
-#if defined(KINDLING_SIM_TSAN)
-  __attribute__((no_sanitize_thread))
-#endif
-  ctx::fiber
-  operator()(ctx::fiber&& back) const {
+  ctx::fiber operator()(ctx::fiber&& back) const {
     after_entering(t->marks);
     t->back = std::move(back);
     if (!b->aborting) {
@@ -1090,14 +1091,19 @@ ScopedRaceCheckOrders::ScopedRaceCheckOrders(int orders) : saved_(tl_orders_over
 ScopedRaceCheckOrders::~ScopedRaceCheckOrders() { tl_orders_override = saved_; }
 
 std::string kernel_name_from(const char* pretty) {
-  // GCC: "... [with auto Kernel = add; Args = {...}]"; Clang: "... [Kernel = &add, Args = <...>]".
+  // GCC: "... [with auto Kernel = fixtures::add; Args = {...}]", the name as the launch wrote it;
+  // Clang: "... [Kernel = &kindling::cuda::fixtures::add, Args = <...>]", the whole name, of which
+  // the kit's own namespace is dropped so that both name the kit's kernels alike.
   std::string s = pretty;
   const auto at = s.find("Kernel = ");
   if (at == std::string::npos) return "a kernel";
   std::size_t begin = at + 9;
   if (begin < s.size() && s[begin] == '&') ++begin;
   const auto end = s.find_first_of(";,]", begin);
-  return s.substr(begin, end - begin);
+  std::string name = s.substr(begin, end - begin);
+  if (constexpr std::string_view kit = "kindling::cuda::"; name.starts_with(kit) && name.size() > kit.size())
+    name.erase(0, kit.size());
+  return name;
 }
 
 static thread_local int tl_thread_order = 0;
