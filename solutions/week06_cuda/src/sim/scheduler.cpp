@@ -784,10 +784,16 @@ struct FaultReport {
     thread_local std::vector<char> alt(static_cast<std::size_t>(64 * 1024));
     thread_local bool installed = false;
     if (!installed) {
-      stack_t ss{};
-      ss.ss_sp = alt.data();
-      ss.ss_size = alt.size();
-      ::sigaltstack(&ss, nullptr);
+      // Only where the thread has none: a sanitizer gives each thread its own, and unmaps
+      // whatever stack is installed when the thread ends (ASan aborted on this vector).
+      stack_t current{};
+      ::sigaltstack(nullptr, &current);
+      if (current.ss_flags & SS_DISABLE) {
+        stack_t ss{};
+        ss.ss_sp = alt.data();
+        ss.ss_size = alt.size();
+        ::sigaltstack(&ss, nullptr);
+      }
       installed = true;
     }
   }
