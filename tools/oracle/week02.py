@@ -139,6 +139,46 @@ def leaf_saved_modified_under_no_grad():
 cases["version_leaf"] = error(leaf_saved_modified_under_no_grad)
 
 
+# The same check when every handle to the saved input is gone before backward: the message
+# still names the producer the input had when its last handle died. (PyTorch keeps the input
+# alive for this; Kindling keeps it weakly, so that `x.add_(x * v)` leaves no cycle behind.)
+def input_modified_then_dropped(saved, writes):
+    a = ramp(2, 2) * 1
+    x = a[0] if saved == "view" else a
+    b = x * x
+    for w in writes:
+        if w == "add_":
+            a.add_(1)
+        elif w == "mul_":
+            a.mul_(2)
+        elif w == "row":
+            a[1].mul_(2)
+        elif w == "self":
+            x.mul_(2)
+        else:  # "detached": a write that records nothing
+            a.detach().mul_(2)
+    del x, a
+    b.sum().backward()
+
+
+cases["version_input_dropped"] = {
+    f"{saved}/{'+'.join(writes)}": error(lambda saved=saved, writes=writes: input_modified_then_dropped(saved, writes))
+    for saved, writes in (
+        ("base", ("add_",)),
+        ("base", ("mul_", "add_")),
+        ("base", ("row",)),
+        ("base", ("add_", "row")),
+        ("base", ("row", "add_")),
+        ("base", ("detached",)),
+        ("base", ("add_", "detached")),
+        ("view", ("add_",)),
+        ("view", ("row",)),
+        ("view", ("self",)),
+        ("view", ("detached",)),
+    )
+}
+
+
 # a.mul_(w2) needs a's value from before the write for w2's gradient: PyTorch keeps a copy.
 a0 = ramp(3)
 a = a0 * 1

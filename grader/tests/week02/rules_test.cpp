@@ -184,6 +184,42 @@ TEST(week02_saved_version, ModifiedThroughAViewNamesCopySlices) {
   expect_oracle_error([&] { b.sum().backward(); }, "version_input_through_view");
 }
 
+// Every handle to the saved input is gone before backward: the message names the producer
+// it had when the last one died (a write through a row gives the base CopySlices, a view's
+// history is rebuilt as AsStridedBackward0, a write through a detached alias records nothing).
+TEST(week02_saved_version, ModifiedInputWhoseLastHandleIsGoneNamesItsLastProducer) {
+  const nlohmann::json& cases = oracle_json("version_input_dropped");
+  ASSERT_EQ(cases.size(), 11u);
+  for (auto it = cases.begin(); it != cases.end(); ++it) {
+    const std::string key = it.key();  // "base/add_+row": which tensor the product saved, then the writes
+    SCOPED_TRACE("scenario " + key + " (tools/oracle/week02.py, version_input_dropped)");
+    Tensor b;
+    {
+      Tensor a = oracle_ramp({2, 2}) * 1;
+      Tensor x = key.starts_with("view/") ? a[0] : a;
+      b = x * x;
+      std::string writes = key.substr(key.find('/') + 1);
+      for (std::size_t start = 0; start <= writes.size();) {
+        std::size_t end = writes.find('+', start);
+        if (end == std::string::npos) end = writes.size();
+        const std::string w = writes.substr(start, end - start);
+        if (w == "add_")
+          a.add_(1);
+        else if (w == "mul_")
+          a.mul_(2);
+        else if (w == "row")
+          a[1].mul_(2);
+        else if (w == "self")
+          x.mul_(2);
+        else
+          a.detach().mul_(2);
+        start = end + 1;
+      }
+    }  // a's and x's last handles die here
+    expect_error<Error>([&] { b.sum().backward(); }, it.value().at("message").get<std::string>());
+  }
+}
+
 TEST(week02_saved_version, ModifiedLeafHasNoProducer) {
   Tensor p = oracle_ramp({3});
   Tensor y = (p * p).sum();
@@ -220,6 +256,56 @@ TEST(EngineSavedVariable, ANodeDoesNotKeepItsOutputAlive) {
   }
   EXPECT_TRUE(output.expired());
   EXPECT_TRUE(node.expired());
+}
+
+// Given code: `x.add_(x * v)` gives x a node that leads back to the product, which saved
+// x. A node that owned its saved inputs would then own itself, and neither x nor its graph
+// would ever be freed (PyTorch 1.13 leaks exactly this): the graph must go with x's last handle.
+TEST(EngineSavedVariable, AnInPlaceWriteIntoASavedInputLeavesNoCycle) {
+  const Tensor v = oracle_ramp({3}).requires_grad_();
+  std::weak_ptr<autograd::Node> add_node;
+  std::weak_ptr<autograd::Node> mul_node;
+  std::weak_ptr<TensorImpl> x_impl;
+  {
+    Tensor x = oracle_ramp({3}) * 2;
+    Tensor product = x * v;
+    mul_node = product.grad_fn();
+    x.add_(product);
+    add_node = x.grad_fn();
+    x_impl = x.impl_ptr();
+    ASSERT_FALSE(add_node.expired());
+  }
+  EXPECT_TRUE(x_impl.expired());
+  EXPECT_TRUE(add_node.expired());
+  EXPECT_TRUE(mul_node.expired());
+}
+
+// Given code: the saved input is held weakly, but while its version is unchanged its values
+// and its history are still the formula's: the gradient, and the gradient of the gradient
+// (create_graph), come out as if the input were alive. Here y = sum((2w)^2): dy/dw = 8w, and
+// the derivative of sum(8w) is 8.
+TEST(EngineSavedVariable, ASavedInputWhoseHandlesAreGoneStillCarriesItsHistory) {
+  const Tensor w = leaf({1, -2, 3});
+  Tensor y;
+  std::weak_ptr<TensorImpl> x_impl;
+  {
+    const Tensor x = w * 2;
+    x_impl = x.impl_ptr();
+    y = (x * x).sum();
+  }
+  ASSERT_TRUE(x_impl.expired());
+  const Tensor g = autograd::grad({y}, {w}, {}, std::nullopt, true).at(0);
+  expect_values(g, {{3}, "float32", {8, -16, 24}});
+  expect_values(autograd::grad({g.sum()}, {w}).at(0), {{3}, "float32", {8, 8, 8}});
+}
+
+// Given code: while a handle to a saved input lives, unpacking gives that tensor itself.
+TEST(EngineSavedVariable, ASavedInputThatIsAliveIsUnpackedAsItself) {
+  const Tensor w = leaf({1, 2});
+  const Tensor x = w * 2;
+  const Tensor y = x * x;
+  ASSERT_EQ(y.grad_fn()->saved_variables().size(), 2u);
+  EXPECT_EQ(&y.grad_fn()->saved_variables()[0].unpack(*y.grad_fn()).impl(), &x.impl());
 }
 
 // Given code: a node keeps the Scalar of `x * 2.5` as a value, not as a 0-d tensor (which

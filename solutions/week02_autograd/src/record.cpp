@@ -357,14 +357,19 @@ void InplaceRecord::commit() {
   const Tensor& self = state_->self;
   using kindling::autograd::detail::gradient_edge;
   using kindling::autograd::detail::set_history;
+  VersionCounter& counter = *self.impl().version_counter;
   if (self.is_view()) {
     const Tensor base = self.base();
     auto copy_slices = std::make_shared<CopySlices>(base, gradient_edge(base), self, state_->node);
     set_history(base, copy_slices);
     set_history(self, std::make_shared<ViewNode>("AsStridedBackward0", kindling::autograd::Edge{copy_slices},
                                                  Geometry::of(base), self));
+    counter.rewritten = &base.impl();
+    counter.rewritten_by = copy_slices->name();
   } else {
     set_history(self, state_->node);
+    counter.rewritten = &self.impl();
+    counter.rewritten_by = state_->node->name();
   }
   // An op whose formula reads its output (relu_: ReluBackward0) saves self as written, at its
   // new version: a later write into self is then caught by the version check.

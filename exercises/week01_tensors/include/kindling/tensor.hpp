@@ -25,6 +25,7 @@ namespace kindling {
 /// Autograd state of a tensor. Week 1 only declares it: this is the extension
 /// point through which week 2's autograd attaches to tensors.
 struct AutogradMeta;
+struct TensorImpl;
 
 namespace autograd {
 class Node;
@@ -35,6 +36,11 @@ class HookHandle;
 /// can tell when a tensor it saved for backward was modified.
 struct VersionCounter {
   std::atomic<std::uint32_t> version{0};  ///< bumped by every in-place write
+  /// Week 2: the tensor (the root of its views) whose gradient history the last recorded
+  /// in-place write replaced, and the name of the node it got. A saved tensor whose handles
+  /// are all gone reads them to name its producer in a version error (SavedVariable).
+  const TensorImpl* rewritten = nullptr;
+  std::string rewritten_by;  ///< that node's name (empty: no recorded in-place write yet)
 };
 
 /// The state behind a Tensor handle.

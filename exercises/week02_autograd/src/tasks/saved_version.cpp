@@ -30,9 +30,10 @@ namespace kindling::autograd {
 ///    with torch.autograd.set_detect_anomaly(True)."
 ///    The type is legacy_type_name(dtype), the shape to_string(sizes). The
 ///    ", which is output 0 of NAME," part names the node that produces the tensor
-///    now: `node` itself when is_output(), else data().grad_fn() (an in-place op
-///    gave it a new one); a leaf (no grad_fn) has no such part.
+///    now: `node` itself when is_output(), else producer_name() (an in-place op
+///    may have given it a new one); a leaf (no producer) has no such part.
 /// Nothing saved (!data().defined() and not released): return an undefined tensor.
+/// Otherwise return tensor(), the saved tensor as it was saved.
 Tensor SavedVariable::unpack(const Node& node) const {
   // BEGIN TASK week02.saved_version (replace the stub below with your code)
   KINDLING_TODO("week02.saved_version");

@@ -31,9 +31,10 @@ namespace kindling::autograd {
 ///    with torch.autograd.set_detect_anomaly(True)."
 ///    The type is legacy_type_name(dtype), the shape to_string(sizes). The
 ///    ", which is output 0 of NAME," part names the node that produces the tensor
-///    now: `node` itself when is_output(), else data().grad_fn() (an in-place op
-///    gave it a new one); a leaf (no grad_fn) has no such part.
+///    now: `node` itself when is_output(), else producer_name() (an in-place op
+///    may have given it a new one); a leaf (no producer) has no such part.
 /// Nothing saved (!data().defined() and not released): return an undefined tensor.
+/// Otherwise return tensor(), the saved tensor as it was saved.
 Tensor SavedVariable::unpack(const Node& node) const {
   // BEGIN SOLUTION week02.saved_version
   KINDLING_CHECK(!released_, kFreedGraphMessage);
@@ -43,16 +44,14 @@ Tensor SavedVariable::unpack(const Node& node) const {
     std::ostringstream msg;
     msg << "one of the variables needed for gradient computation has been modified by an inplace operation: ["
         << legacy_type_name(data_.dtype()) << " " << to_string(data_.sizes()) << "]";
-    if (is_output_)
-      msg << ", which is output 0 of " << node.name() << ",";
-    else if (auto producer = data_.grad_fn())
-      msg << ", which is output 0 of " << producer->name() << ",";
+    const std::string producer = is_output_ ? node.name() : producer_name();
+    if (!producer.empty()) msg << ", which is output 0 of " << producer << ",";
     msg << " is at version " << saved_version_ << "; expected version " << now
         << " instead. Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
            "with torch.autograd.set_detect_anomaly(True).";
     throw Error(msg.str());
   }
-  return data_;
+  return tensor();
   // END SOLUTION
 }
 

@@ -117,7 +117,7 @@ class HookHandle {
 /// A tensor a node keeps for its backward formula, with the version it had when
 /// saved.
 ///
-/// Note: two invariants, both PyTorch's.
+/// Note: three invariants; the first two are PyTorch's.
 /// 1. A node must not own the tensor it produced (the tensor owns the node
 ///    through grad_fn: a cycle, and a leak). Outputs, and the tensor an in-place
 ///    op overwrites, are therefore saved as an alias of the storage with no
@@ -129,6 +129,14 @@ class HookHandle {
 ///    PyTorch's VariableVersion), never a link to the tensor that may die first:
 ///    a weak link would read "nobody can write any more" and silently return
 ///    a wrong gradient (2·exp(x) in that example).
+/// 3. Nor may a node own an input whose grad_fn can change: `x.add_(x * v)` gives
+///    x a node that leads back to the product, which saved x (PyTorch 1.13 keeps
+///    x, and leaks that cycle). An input is saved as an alias with the producer
+///    it had when saved, plus a weak link to the tensor itself: unpacking returns
+///    the tensor while a handle to it lives, else the alias with that producer,
+///    which is the same tensor as far as a formula can tell, since its version
+///    has not changed. A leaf that requires grad is kept whole, as in PyTorch:
+///    it can never get a grad_fn, and AccumulateGrad needs the leaf itself.
 class SavedVariable {
  public:
   /// Nothing saved.
@@ -150,8 +158,16 @@ class SavedVariable {
   /// The saved tensor's version now, read from the counter this object keeps
   /// (saved_version() if nothing was saved).
   std::uint32_t current_version() const;
-  /// The saved data itself, unchecked.
+  /// The saved data, unchecked: an alias without autograd state, except for a
+  /// leaf that requires grad, which is the leaf itself.
   const Tensor& data() const { return data_; }
+  /// The saved tensor as it was saved, unchecked: a node's own output as data();
+  /// an input as the tensor itself while a handle to it lives, else as data()
+  /// with the producer the input had when it was saved.
+  Tensor tensor() const;
+  /// The name of the node that produces the saved input now (an in-place write
+  /// gives it a new one), or "" for a leaf and for a node's own output.
+  std::string producer_name() const;
   /// Whether release() ran.
   bool was_released() const { return released_; }
   /// True for a node's own output.
@@ -161,8 +177,12 @@ class SavedVariable {
   friend class Node;
   Tensor data_;
   std::shared_ptr<VersionCounter> version_counter_;  // the saved tensor's counter, kept alive here
+  std::weak_ptr<TensorImpl> original_;               // an input saved as an alias: the tensor itself
+  const TensorImpl* original_id_ = nullptr;          // ... and its address, to compare once it is gone
+  std::shared_ptr<Node> producer_;                   // ... and its grad_fn when saved (null: none)
   std::uint32_t saved_version_ = 0;
   bool is_output_ = false;
+  bool original_was_view_ = false;
   bool released_ = false;
 };
 
