@@ -298,7 +298,8 @@ bool Tensor::retains_grad() const {
 }
 
 Tensor Tensor::detach() const {
-  return make(storage(), sizes().vec(), strides().vec(), storage_offset(), dtype(), impl().version_counter);
+  // The Shapes are copied whole: up to five dimensions, no heap block.
+  return make(storage(), impl().sizes, impl().strides, storage_offset(), dtype(), impl().version_counter);
 }
 
 const Tensor& Tensor::detach_() const {

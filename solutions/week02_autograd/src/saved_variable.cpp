@@ -8,14 +8,6 @@
 namespace kindling {
 namespace autograd {
 
-namespace {
-// An alias of t's data with no autograd state, sharing `counter` (PyTorch's tensor_data()).
-// The Shapes are copied whole: up to five dimensions, no heap block.
-Tensor alias_of(const Tensor& t, const std::shared_ptr<VersionCounter>& counter) {
-  return Tensor::make(t.storage(), t.impl().sizes, t.impl().strides, t.storage_offset(), t.dtype(), counter);
-}
-}  // namespace
-
 SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_output) {
   if (!t.defined()) return;
   saved_version_ = t.version();
@@ -27,7 +19,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) : is_output_(is_ou
   // An alias of the data with no autograd state (PyTorch's tensor_data()), sharing the
   // counter: the node owns neither its own output (invariant 1) nor an input whose history
   // may be rewritten to lead back to it (invariant 3).
-  data_ = alias_of(t, version_counter_);
+  data_ = t.detach();
   if (is_output) return;
   original_ = t.impl_ptr();
   original_id_ = &t.impl();
@@ -39,7 +31,7 @@ Tensor SavedVariable::tensor() const {
   if (is_output_ || !data_.defined() || original_id_ == nullptr) return data_;
   if (std::shared_ptr<TensorImpl> original = original_.lock()) return Tensor(std::move(original));
   if (!producer_) return data_;
-  Tensor alias = alias_of(data_, version_counter_);
+  Tensor alias = data_.detach();
   detail::set_history(alias, producer_);
   return alias;
 }
