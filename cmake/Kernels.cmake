@@ -30,11 +30,7 @@ function(kindling_add_kernels target)
     # The kernel's week and the weeks before it (KINDLING_KERNEL_INCLUDE_DIRS, CMakeLists.txt), and
     # its own folder; a stubbed kernel, as a stubbed .cpp, may leave its parameters unused.
     set_property(SOURCE ${wrapper} PROPERTY INCLUDE_DIRECTORIES ${KINDLING_KERNEL_INCLUDE_DIRS} ${dir})
-    string(FIND "${abs}" "${CMAKE_SOURCE_DIR}/exercises/" in_exercises)
-    string(FIND "${abs}" "${CMAKE_BINARY_DIR}/task-stubs/" is_stub)
-    if(in_exercises EQUAL 0 OR is_stub EQUAL 0)
-      set_property(SOURCE ${wrapper} APPEND PROPERTY COMPILE_OPTIONS ${KINDLING_STUB_WARNING_FLAGS})
-    endif()
+    kindling_stub_warnings(${wrapper} OF ${abs})
   endforeach()
   if(KINDLING_HAS_CUDA AND NOT arg_SIM_ONLY)
     add_library(${target}_device OBJECT ${arg_UNPARSED_ARGUMENTS})

@@ -1,8 +1,24 @@
-# A stub ignores its arguments and may leave locals unused until it is filled in: the files of
-# exercises/ (the engine's sources, CMakeLists.txt) compile with these. Only they: every other file
-# then compiles with the same flags in both trees, and ccache serves it from either build.
-set(KINDLING_STUB_WARNING_FLAGS -Wno-unused-parameter -Wno-unused-variable -Wno-unused-but-set-variable
-  -Wno-unused-function)
+# kindling_stub_warnings(FILE... [OF KERNEL]): a stub ignores its arguments and may leave locals
+# unused until it is filled in, so the files of exercises/ and the grader's task stubs
+# (build/.../task-stubs/) among FILE compile without those warnings; OF: FILE is the simulator
+# wrapper of KERNEL, which decides. Only they: every other file then compiles with the same flags
+# in both trees, and ccache serves it from either build. (Source properties belong to the folder
+# that sets them: call it where the target that compiles FILE is made.)
+function(kindling_stub_warnings)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "OF" "")
+  foreach(file IN LISTS arg_UNPARSED_ARGUMENTS)
+    set(judged ${file})
+    if(arg_OF)
+      set(judged ${arg_OF})
+    endif()
+    string(FIND "${judged}" "${CMAKE_SOURCE_DIR}/exercises/" in_exercises)
+    string(FIND "${judged}" "${CMAKE_BINARY_DIR}/task-stubs/" is_stub)
+    if(in_exercises EQUAL 0 OR is_stub EQUAL 0)
+      set_property(SOURCE ${file} APPEND PROPERTY COMPILE_OPTIONS -Wno-unused-parameter -Wno-unused-variable
+        -Wno-unused-but-set-variable -Wno-unused-function)
+    endif()
+  endforeach()
+endfunction()
 
 # kindling_warnings(target): the kit's warning set, errors with KINDLING_WERROR=ON (./test, CI).
 function(kindling_warnings target)
