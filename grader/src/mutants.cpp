@@ -279,9 +279,15 @@ std::string to_string(MutantVerdict v) {
 std::string mutants_table(const std::vector<MutantResult>& results) {
   std::ostringstream out;
   std::size_t killed = 0, survived = 0, invalid = 0, equivalent = 0, skipped = 0;
+  // Columns as wide as their longest entry, and a space more: a name is never run into the verdict.
+  std::size_t task_width = 0, name_width = 0;
   for (const auto& r : results) {
-    out << std::left << std::setw(30) << r.mutant.task_id << std::setw(28) << r.mutant.name << std::setw(11)
-        << to_string(r.verdict);
+    task_width = std::max(task_width, r.mutant.task_id.size() + 1);
+    name_width = std::max(name_width, r.mutant.name.size() + 1);
+  }
+  for (const auto& r : results) {
+    out << std::left << std::setw(static_cast<int>(task_width)) << r.mutant.task_id
+        << std::setw(static_cast<int>(name_width)) << r.mutant.name << std::setw(11) << to_string(r.verdict);
     if (r.verdict == MutantVerdict::Killed)
       out << to_string(r.status) << ": " << r.message.substr(0, 160);
     else if (r.verdict == MutantVerdict::Survived)
