@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -502,4 +503,27 @@ TEST(GraderPerf, ReportAddsPerfPointsOnlyWhenGraded) {
   r.perf = false;
   r.results[0].perf_points = 0;
   EXPECT_DOUBLE_EQ(r.max_score(), 5);
+}
+
+// `./grade mutants`' table: a mutant's name never runs into its verdict, however long it is,
+// and the verdicts stand in one column.
+TEST(GraderMutantsTable, ALongNameStaysApartFromItsVerdict) {
+  MutantResult a;
+  a.mutant.task_id = "week04.weighted_sampler";
+  a.mutant.name = "rebuilds_cumulative_per_draw_every_single_time";
+  a.verdict = MutantVerdict::Killed;
+  a.status = Status::Failed;
+  a.message = "SomeTest: wrong";
+  MutantResult b;
+  b.mutant.task_id = "week01.view";
+  b.mutant.name = "x";
+  b.verdict = MutantVerdict::Equivalent;
+  b.message = "no test can tell";
+  std::istringstream table(mutants_table({a, b}));
+  std::string first, second;
+  std::getline(table, first);
+  std::getline(table, second);
+  EXPECT_NE(first.find("rebuilds_cumulative_per_draw_every_single_time killed"), std::string::npos) << first;
+  EXPECT_EQ(first.find("killed"), second.find("equivalent")) << first << "\n" << second;
+  EXPECT_EQ(first.find("rebuilds"), second.find("x ")) << first << "\n" << second;
 }
