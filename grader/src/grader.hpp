@@ -62,8 +62,10 @@ struct Task {
   std::vector<std::string> mutual;
   /// The GoogleTest suite: the id with the dot turned into an underscore.
   std::string suite() const;
-  /// The task's file in a tree: "<tree>/week01_tensors/src/tasks/view.cpp".
-  std::string source(const std::string& tree, const std::string& week_folder) const;
+  /// The task's file in a tree, relative to the kit's folder: "<tree>/week01_tensors/src/tasks/view.cpp",
+  /// or the kernel's "<name>.cu" where the tree has one (week 6's kernel tasks).
+  std::string source(const std::filesystem::path& source_dir, const std::string& tree,
+                     const std::string& week_folder) const;
 };
 
 struct Manifest {

@@ -18,8 +18,10 @@ std::string Task::suite() const {
   return s;
 }
 
-std::string Task::source(const std::string& tree, const std::string& week_folder) const {
-  return tree + "/" + week_folder + "/src/tasks/" + id.substr(id.find('.') + 1) + ".cpp";
+std::string Task::source(const std::filesystem::path& source_dir, const std::string& tree,
+                         const std::string& week_folder) const {
+  const std::string stem = tree + "/" + week_folder + "/src/tasks/" + id.substr(id.find('.') + 1);
+  return std::filesystem::exists(source_dir / (stem + ".cu")) ? stem + ".cu" : stem + ".cpp";
 }
 
 const Week& Manifest::week(const std::string& id) const {

@@ -212,10 +212,11 @@ std::vector<MutantResult> run_mutants(const Manifest& m, const std::vector<Mutan
       results.push_back(r);
       continue;
     }
-    const fs::path target = o.source_dir / task->source("solutions", m.week(task->week).folder);
-    const fs::path real_target =
-        fs::path(target).replace_extension(mu.file.extension());  // a kernel task's file is a .cu
-    if (!fs::exists(real_target)) throw std::runtime_error(mu.file.string() + ": no task file " + real_target.string());
+    // The task's file, a .cu for a kernel task; the mutant must be written in the same language.
+    const fs::path real_target = o.source_dir / task->source(o.source_dir, "solutions", m.week(task->week).folder);
+    if (!fs::exists(real_target) || real_target.extension() != mu.file.extension())
+      throw std::runtime_error(mu.file.string() + ": no task file " +
+                               fs::path(real_target).replace_extension(mu.file.extension()).string());
     const std::string test_target = "kindling_" + task->week + "_tests";
     {
       Swap swap(o.build_dir, o.source_dir, real_target, mu.body);

@@ -216,7 +216,7 @@ int watch(const Manifest& m, const std::vector<Task>& tasks, const GradeOptions&
     std::cout << "task:    " << current->id << ": " << current->title << "\n"
               << "status:  " << colour(r.status, tty) << to_string(r.status) << reset << "\n"
               << "message: " << r.message << "\n"
-              << "file:    " << current->source(tree, m.week(current->week).folder) << "\n\n";
+              << "file:    " << current->source(options.source_dir, tree, m.week(current->week).folder) << "\n\n";
     if (options.verbose && !r.failures.empty()) {
       std::cout << tr("failures ({0}):", {std::to_string(r.failures.size())}) << "\n";
       for (const auto& f : r.failures) std::cout << "- " << f << "\n";

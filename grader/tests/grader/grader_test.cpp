@@ -326,6 +326,20 @@ TEST(GraderManifest, TheKitManifestParses) {
   }
 }
 
+TEST(GraderManifest, EveryTasksFileIsNamedWithItsOwnExtension) {
+  // watch shows this path as the file to edit: a kernel task (week 6) is a .cu file, the rest .cpp.
+  const fs::path root(KINDLING_SOURCE_DIR);
+  const Manifest m = read_manifest(root / "grader" / "tasks.json");
+  int kernels = 0;
+  for (const auto& t : m.tasks)
+    for (const std::string tree : {"exercises", "solutions"}) {
+      const std::string file = t.source(root, tree, m.week(t.week).folder);
+      EXPECT_TRUE(fs::is_regular_file(root / file)) << t.id << ": " << file;
+      kernels += file.ends_with(".cu");
+    }
+  EXPECT_GT(kernels, 0);
+}
+
 namespace {
 // GitHub's anchor for a Markdown heading: lower case, spaces to hyphens, other punctuation dropped.
 std::string slug(const std::string& heading) {
