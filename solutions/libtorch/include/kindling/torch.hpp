@@ -18,7 +18,8 @@
 ///
 /// The layer is split as LibTorch's headers are, each part small: kindling/torch/tensor.hpp
 /// (torch::, dtypes, devices, ATen functions, autograd, cuda), nn.hpp (module holders, options),
-/// optim.hpp, data.hpp and serialize.hpp (torch::save, torch::load). This file includes them all.
+/// layers.hpp, rnn.hpp, functional.hpp, optim.hpp, data.hpp, serialize.hpp (torch::save,
+/// torch::load) and utils.hpp. This file includes them all.
 
 #include <kindling/torch/data.hpp>
 #include <kindling/torch/functional.hpp>
