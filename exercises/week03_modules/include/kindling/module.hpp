@@ -292,5 +292,5 @@ ModulePtr to_module_ptr(M&& m) {
 
 }  // namespace kindling::nn
 
-// The inline definitions of state_dict() and load_state_dict() (a student task).
+// What state_dict() and load_state_dict() (src/tasks/state_dict.cpp, a student task) share.
 #include <kindling/state_dict.hpp>  // NOLINT(misc-header-include-cycle)

@@ -1,10 +1,11 @@
 #pragma once
 /// @file state_dict.hpp
-/// Module::state_dict and Module::load_state_dict: a model's tensors by name.
+/// What Module::state_dict and Module::load_state_dict (declared in module.hpp, written in
+/// src/tasks/state_dict.cpp, the task week03.state_dict) share: the key lists of their messages.
 ///
-/// A checkpoint is just this map. Loading copies values into the tensors the
-/// model already has (so an optimizer holding them sees the new values) and
-/// checks the names and shapes first, reporting every problem at once.
+/// A state dict is a model's tensors by name, and a checkpoint is just this map. Loading copies
+/// values into the tensors the model already has (so an optimizer holding them sees the new
+/// values) and checks the names and shapes first, reporting every problem at once.
 
 #include <kindling/module.hpp>  // NOLINT(misc-header-include-cycle)
 
