@@ -106,7 +106,11 @@ TEST_F(EngineSimulator, ASignalInsideAKernelNamesTheKernelBlockAndThread) {
 #if defined(KINDLING_SANITIZED)
   GTEST_SKIP() << "a sanitizer reports the signal with its own handler, which the simulator leaves in place";
 #endif
+#ifdef GTEST_FLAG_SET
   GTEST_FLAG_SET(death_test_style, "threadsafe");
+#else  // GoogleTest 1.11 (Ubuntu 22.04, Gradescope's default image) has only the flag variable
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+#endif
   std::vector<int> v(64, 5);
   v[37] = 0;
   const auto x = to_device(v);
