@@ -418,20 +418,32 @@ TEST(EngineParallel, ProductsOnWorkerThreadsKeepTheirPackingBuffers) {
 }
 
 // An empty product (an inner dimension of 0: a convolution's weight gradient over an empty batch)
-// must not reach Eigen's panel sizes, which divide by that dimension (SIGFPE). Its result is zeros.
+// must not reach Eigen's panel sizes, which divide by that dimension (SIGFPE). Its result is zeros,
+// in each of the convolution's forms (im2col, bands, the direct loop of a one-channel input), also
+// right after a batch with images has left its partial sums in memory the allocator hands out again.
 TEST(EngineParallel, EmptyProductsGiveZerosOnAnyThreadCount) {
   ThreadCount restore;
-  for (int threads : {1, 2}) {
-    set_num_threads(threads);
-    Generator g(7);
-    const Tensor x = randn({0, 16, 10, 10}, TensorOptions(), &g).requires_grad_();
-    const Tensor w = randn({64, 16, 3, 3}, TensorOptions(), &g).requires_grad_();
-    const Tensor y = nn::functional::conv2d(x, w);
-    EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{0, 64, 8, 8}));
-    y.sum().backward();
-    ASSERT_TRUE(w.grad().defined());
-    EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f) << threads << " thread(s)";
-  }
+  struct Form {
+    std::int64_t C, H, padding;
+  };
+  for (const Form form : {Form{16, 10, 0}, Form{16, 10, 1}, Form{1, 10, 1}})
+    for (int threads : {1, 2}) {
+      set_num_threads(threads);
+      Generator g(7);
+      const Tensor w = randn({64, form.C, 3, 3}, TensorOptions(), &g).requires_grad_();
+      nn::functional::conv2d(randn({8, form.C, form.H, form.H}, TensorOptions(), &g), w, {}, 1, form.padding)
+          .sum()
+          .backward();
+      w.mutable_grad() = Tensor();
+      const Tensor x = randn({0, form.C, form.H, form.H}, TensorOptions(), &g).requires_grad_();
+      const Tensor y = nn::functional::conv2d(x, w, {}, 1, form.padding);
+      const std::int64_t side = form.H + 2 * form.padding - 2;
+      EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{0, 64, side, side}));
+      y.sum().backward();
+      ASSERT_TRUE(w.grad().defined());
+      EXPECT_EQ(w.grad().abs().sum().item<float>(), 0.0f)
+          << threads << " thread(s), " << form.C << " channel(s), padding " << form.padding;
+    }
 }
 
 namespace {
