@@ -51,6 +51,16 @@ cases["weighted_nan"] = error(lambda: list(WeightedRandomSampler([1.0, float("na
 cases["weighted_inf"] = error(lambda: list(WeightedRandomSampler([1.0, float("inf")], 3)))
 cases["weighted_all_zero"] = error(lambda: list(WeightedRandomSampler([0.0, 0.0], 3)))
 cases["weighted_too_many"] = error(lambda: list(WeightedRandomSampler([1.0, 2.0], 3, replacement=False)))
+# The order of the checks. With replacement, weight by weight (sign, then finiteness), then the sum; without,
+# num_samples first, then one check for inf, NaN and negative weights, then the sum.
+cases["weighted_inf_before_negative"] = error(lambda: list(WeightedRandomSampler([float("inf"), -1.0], 1)))
+cases["weighted_nan_before_inf"] = error(lambda: list(WeightedRandomSampler([float("nan"), float("inf")], 1)))
+cases["weighted_no_replacement_negative"] = error(lambda: list(WeightedRandomSampler([1.0, -2.0], 1, replacement=False)))
+cases["weighted_no_replacement_nan"] = error(lambda: list(WeightedRandomSampler([1.0, float("nan")], 1, replacement=False)))
+cases["weighted_no_replacement_inf"] = error(lambda: list(WeightedRandomSampler([1.0, float("inf")], 1, replacement=False)))
+cases["weighted_no_replacement_all_zero"] = error(lambda: list(WeightedRandomSampler([0.0, 0.0], 1, replacement=False)))
+cases["weighted_too_many_before_weights"] = error(lambda: list(WeightedRandomSampler([-1.0, 1.0], 3, replacement=False)))
+cases["weighted_too_many_before_sum"] = error(lambda: list(WeightedRandomSampler([0.0, 0.0], 3, replacement=False)))
 cases["weighted_shape"] = error(lambda: WeightedRandomSampler(torch.ones(1, 2), 2))
 cases["batch_size_zero"] = error(lambda: BatchSampler(SequentialSampler(range(5)), 0, False))
 cases["rank_too_big"] = error(lambda: DistributedSampler(range(5), num_replicas=2, rank=2))

@@ -221,6 +221,38 @@ TEST(week04_weighted_sampler, BadWeightsGetPyTorchsErrors) {
   expect_oracle_error([] { WeightedRandomSampler({1.0, 2.0}, 3, false).indices(); }, "weighted_too_many");
 }
 
+// PyTorch's multinomial checks in a different order with and without replacement, and words one
+// of them differently: with replacement, weight by weight (its sign, then whether it is finite),
+// then the sum; without, num_samples first, then one check for inf, NaN and negative weights,
+// then the sum.
+TEST(week04_weighted_sampler, BadWeightsAreCheckedInPyTorchsOrder) {
+  const double nan = std::nan("");
+  expect_oracle_error([] { WeightedRandomSampler({INFINITY, -1.0}, 1).indices(); }, "weighted_inf_before_negative");
+  expect_oracle_error([&] { WeightedRandomSampler({nan, INFINITY}, 1).indices(); }, "weighted_nan_before_inf");
+  expect_oracle_error(
+      [] {
+        WeightedRandomSampler({1.0, -2.0}, 1, false).indices();
+      },
+      "weighted_no_replacement_negative");
+  expect_oracle_error([&] { WeightedRandomSampler({1.0, nan}, 1, false).indices(); }, "weighted_no_replacement_nan");
+  expect_oracle_error(
+      [] {
+        WeightedRandomSampler({1.0, INFINITY}, 1, false).indices();
+      },
+      "weighted_no_replacement_inf");
+  expect_oracle_error(
+      [] {
+        WeightedRandomSampler({0.0, 0.0}, 1, false).indices();
+      },
+      "weighted_no_replacement_all_zero");
+  expect_oracle_error(
+      [] {
+        WeightedRandomSampler({-1.0, 1.0}, 3, false).indices();
+      },
+      "weighted_too_many_before_weights");
+  expect_oracle_error([] { WeightedRandomSampler({0.0, 0.0}, 3, false).indices(); }, "weighted_too_many_before_sum");
+}
+
 TEST(week04_weighted_sampler, ArgumentErrorsComeFromTheConstructor) {
   expect_oracle_error([] { WeightedRandomSampler({1.0, 2.0}, 0); }, "weighted_num_samples");
   expect_oracle_error([] { WeightedRandomSampler(ones({1, 2}), 2); }, "weighted_shape");

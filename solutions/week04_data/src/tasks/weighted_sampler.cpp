@@ -7,12 +7,15 @@
 namespace kindling::data {
 
 /// One epoch of num_samples indices (as torch.multinomial), checking the
-/// weights first. Throws kindling::Error, word for word:
-/// - a negative or NaN weight: "invalid multinomial distribution (encountering probability entry < 0)";
-/// - an infinite weight: "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
-/// - all weights zero: "invalid multinomial distribution (sum of probabilities <= 0)";
-/// - without replacement, num_samples > number of weights:
-///   "cannot sample n_sample > prob_dist.size(-1) samples without replacement".
+/// arguments first, in this order. Throws kindling::Error, word for word:
+/// - with replacement, weight by weight from the first: a negative or NaN weight,
+///   "invalid multinomial distribution (encountering probability entry < 0)"; an infinite one,
+///   "invalid multinomial distribution (encountering probability entry = infinity or NaN)";
+/// - without replacement, first num_samples > number of weights:
+///   "cannot sample n_sample > prob_dist.size(-1) samples without replacement";
+///   then any infinite, NaN or negative weight:
+///   "probability tensor contains either `inf`, `nan` or element < 0";
+/// - then, either way, all weights zero: "invalid multinomial distribution (sum of probabilities <= 0)".
 /// With replacement, draws are independent, and each costs O(1) or O(log n) after
 /// at most O(n) work once per epoch: never a scan of all weights per draw.
 /// Without replacement, the first index is drawn by weight, the next by weight
@@ -21,16 +24,21 @@ namespace kindling::data {
 std::vector<std::int64_t> WeightedRandomSampler::indices() {
   // BEGIN SOLUTION week04.weighted_sampler
   const auto n = static_cast<std::int64_t>(weights_.size());
+  KINDLING_CHECK(replacement_ || num_samples_ <= n,
+                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   double total = 0;
   for (double w : weights_) {
-    KINDLING_CHECK(!(w < 0) && !std::isnan(w), "invalid multinomial distribution (encountering probability entry < 0)");
-    KINDLING_CHECK(std::isfinite(w),
-                   "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    if (replacement_) {
+      KINDLING_CHECK(!(w < 0) && !std::isnan(w),
+                     "invalid multinomial distribution (encountering probability entry < 0)");
+      KINDLING_CHECK(std::isfinite(w),
+                     "invalid multinomial distribution (encountering probability entry = infinity or NaN)");
+    } else {
+      KINDLING_CHECK(w >= 0 && std::isfinite(w), "probability tensor contains either `inf`, `nan` or element < 0");
+    }
     total += w;
   }
   KINDLING_CHECK(total > 0, "invalid multinomial distribution (sum of probabilities <= 0)");
-  KINDLING_CHECK(replacement_ || num_samples_ <= n,
-                 "cannot sample n_sample > prob_dist.size(-1) samples without replacement");
   std::vector<std::int64_t> out(static_cast<std::size_t>(num_samples_));
   generator_or_default(generator_).with_engine([&](std::mt19937_64& engine) {
     std::uniform_real_distribution<double> unit(0.0, 1.0);
