@@ -129,6 +129,24 @@ TEST(EngineProcessGroup, AnEmptyMessageArrivesAndKeepsItsPlaceInTheTagsOrder) {
   });
 }
 
+// PyTorch 1.13's Gloo reduces every dtype Kindling has but bool (below): int32 and uint8 as well
+// (uint8 wraps around, as its sum does on one rank).
+TEST(EngineProcessGroup, IntegerDtypesAreReducedAndBroadcast) {
+  run_ranks(2, [](ProcessGroup& g) {
+    const Tensor i = arange(4, TensorOptions(kInt32)) - 2 + 10 * g.rank();  // rank 0: -2 -1 0 1
+    g.all_reduce(i);
+    EXPECT_TRUE(equal(i, tensor(std::vector<std::int32_t>{6, 8, 10, 12})));
+    const Tensor b = full({2}, 200.0 + g.rank(), TensorOptions(kUInt8));
+    g.all_reduce(b, ReduceOp::Max);
+    EXPECT_TRUE(equal(b, full({2}, 201.0, TensorOptions(kUInt8))));
+    g.all_reduce(b);
+    EXPECT_TRUE(equal(b, full({2}, 146.0, TensorOptions(kUInt8)))) << "402 mod 256";
+    const Tensor c = full({3}, static_cast<double>(g.rank() + 1), TensorOptions(kInt32));
+    g.broadcast(c, 1);
+    EXPECT_TRUE(equal(c, full({3}, 2.0, TensorOptions(kInt32))));
+  });
+}
+
 TEST(EngineProcessGroup, BadArgumentsAreClearErrorsAsPyTorchGives) {
   run_ranks(2, [](ProcessGroup& g) {
     expect_dist_error([&] { g.all_reduce(zeros({4}), ReduceOp::Avg); }, "Cannot use ReduceOp.AVG with Gloo");

@@ -200,8 +200,8 @@ void check_tensor(const Tensor& t, const char* op) {
                     " (the Gloo backend works on CPU tensors)");
   KINDLING_CHECK_AS(DistributedError, t.is_contiguous(), op,
                     ": expected a contiguous tensor (call .contiguous() and copy the result back)");
-  KINDLING_CHECK_AS(DistributedError, t.dtype() == kFloat32 || t.dtype() == kFloat64 || t.dtype() == kInt64,
-                    "Invalid scalar type");
+  // PyTorch 1.13's Gloo takes every dtype it has a reduction for; of Kindling's, all but bool.
+  KINDLING_CHECK_AS(DistributedError, t.dtype() != kBool, "Invalid scalar type");
 }
 
 template <class T>
@@ -226,6 +226,8 @@ template <class F>
 decltype(auto) by_dtype(ScalarType t, F&& f) {
   if (t == kFloat32) return f(float{});
   if (t == kFloat64) return f(double{});
+  if (t == kInt32) return f(std::int32_t{});
+  if (t == kUInt8) return f(std::uint8_t{});
   return f(std::int64_t{});
 }
 }  // namespace

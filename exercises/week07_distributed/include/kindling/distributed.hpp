@@ -105,8 +105,8 @@ struct Options {
 };
 
 /// A group of ranks and its Gloo context. Tensors passed to it must be contiguous CPU tensors of
-/// float32, float64 or int64 (PyTorch's Gloo backend refuses the others too); the same on every
-/// rank where the operation says so.
+/// any dtype but bool (PyTorch's Gloo backend refuses bool too: "Invalid scalar type"); the same
+/// on every rank where the operation says so.
 class ProcessGroup {
  public:
   /// Joins the group (and sets SIGPIPE to be ignored, as Python does, so that a peer's death is
