@@ -504,6 +504,29 @@ _g, = torch.autograd.grad(_x.pow(3).sum(), _x, create_graph=True)
 cases["double_pow3"] = {"first": values(_g.detach()), "first_name": _g.grad_fn.name(),
                         "second": values(torch.autograd.grad(_g.sum(), _x)[0])}
 
+
+def graph_names(t):
+    """The names of t's graph, depth first from t.grad_fn, each node followed by its inputs'."""
+    out = []
+
+    def walk(fn):
+        if fn is not None:
+            out.append(fn.name())
+            for nf, _ in fn.next_functions:
+                walk(nf)
+    walk(t.grad_fn)
+    return out
+
+
+# The graphs of recorded gradients: PyTorch's own formulas multiply by a C++ Scalar (mul.Scalar,
+# MulBackward1), where Python's x * 3 wraps the number in a tensor (mul.Tensor, MulBackward0).
+_x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
+cases["double_graph_names"] = {
+    "pow3": graph_names(torch.autograd.grad(_x.pow(3).sum(), _x, create_graph=True)[0]),
+    "sqrt": graph_names(torch.autograd.grad(_x.sqrt().sum(), _x, create_graph=True)[0]),
+    "times3": graph_names(torch.autograd.grad((_x * 3).pow(2).sum(), _x, create_graph=True)[0]),
+}
+
 _x = torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64, requires_grad=True)
 (_x ** 3).sum().backward(create_graph=True)
 _name1 = _x.grad.grad_fn.name()

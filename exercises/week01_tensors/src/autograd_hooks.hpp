@@ -92,6 +92,9 @@ struct OpArgs {
   /// converts it to the op's dtype) stands for input 1, which is passed undefined (it
   /// never needs a gradient).
   std::optional<Scalar> scalar_operand;
+  /// Recorded by PyTorch's Scalar overload (mul.Scalar: MulBackward1), as its own backward
+  /// formulas call it (detail::mul_scalar_overload).
+  bool scalar_overload = false;
   /// ToCopy across devices: the input's device, to which backward moves the gradient back
   /// (empty for a change of dtype only).
   std::optional<Device> device;

@@ -368,8 +368,14 @@ namespace {
 // Scalar as a value in a's dtype, the same value and the same arithmetic as with a
 // wrapped 0-d tensor (binary_kernel's expressions), but no tensor is made for it, and
 // autograd records it as input 1's value. Other dtypes take the wrapped path.
-Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
-  if (!a.is_floating_point() || !a.device().is_cpu()) return binary(op, a, wrap(s, a));
+Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s, bool scalar_overload = false) {
+  if (!a.is_floating_point() || !a.device().is_cpu()) {
+    if (!scalar_overload) return binary(op, a, wrap(s, a));
+    const Tensor b = wrap(s, a);
+    return differentiable(
+        grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, 1); },
+        [&] { return OpArgs{.scalar_overload = true}; });
+  }
   static const Tensor kNoTensor;
   return differentiable(
       grad_op(op), {a, kNoTensor},
@@ -386,9 +392,11 @@ Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s) {
         });
         return out;
       },
-      [&] { return OpArgs{.scalar_operand = s}; });
+      [&] { return OpArgs{.scalar_operand = s, .scalar_overload = scalar_overload}; });
 }
 }  // namespace
+
+Tensor detail::mul_scalar_overload(const Tensor& a, const Scalar& s) { return binary_scalar(Bin::Mul, a, s, true); }
 
 Tensor operator+(const Tensor& a, const Scalar& b) { return binary_scalar(Bin::Add, a, b); }
 Tensor operator-(const Tensor& a, const Scalar& b) {

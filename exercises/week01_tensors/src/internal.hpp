@@ -43,6 +43,10 @@ Tensor wrapped_scalar(const Scalar& value, ScalarType dtype);
 /// node's backward formula converts it), else in the Scalar's own dtype (an integer
 /// op must see the Scalar's value: `uint8 / -2` divides by -2, not by 254).
 Tensor wrapped_scalar_for(const Scalar& s, const Tensor& other);
+/// `a * s` as PyTorch's own backward formulas compute it, through the Scalar overload mul.Scalar:
+/// the same values as `a * s`, recorded (under create_graph) as MulBackward1, where `a * s` from
+/// Python, which wraps the number in a tensor, is MulBackward0.
+Tensor mul_scalar_overload(const Tensor& a, const Scalar& s);
 
 /// fill_ without the version bump, for tensors the engine is still building: a
 /// fresh result is at version 0, as in PyTorch (bumps count user-visible writes).

@@ -1,5 +1,7 @@
 // The given engine (not graded): gradients of gradients (autograd::grad, backward with
 // create_graph, gradgradcheck) and custom autograd functions, against PyTorch 1.13.
+#include <functional>
+
 #include <kindling/autograd.hpp>
 #include <kindling/join.hpp>
 
@@ -20,6 +22,20 @@ Tensor d(const Shape& shape, double scale = 7.0, double shift = 1.5) {
 Tensor dir64(IntArrayRef shape, double k = 0) {
   return cos(arange(numel_of(shape), kFloat64) * 0.7 + k).reshape(shape);
 }
+
+// The names of t's graph, depth first from t.grad_fn(), each node followed by its inputs' (the
+// oracle's graph_names).
+std::vector<std::string> graph_names(const Tensor& t) {
+  std::vector<std::string> out;
+  const std::function<void(const std::shared_ptr<autograd::Node>&)> walk = [&](const auto& fn) {
+    if (!fn) return;
+    out.push_back(fn->name());
+    for (const autograd::Edge& e : fn->next_edges()) walk(e.fn);
+  };
+  walk(t.grad_fn());
+  return out;
+}
+
 }  // namespace
 
 TEST(EngineDoubleBackward, CubeTwice) {
@@ -30,6 +46,18 @@ TEST(EngineDoubleBackward, CubeTwice) {
   ASSERT_TRUE(g.grad_fn());
   EXPECT_EQ(g.grad_fn()->name(), oracle_string("double_pow3", "first_name"));
   expect_values(autograd::grad({g.sum()}, {x}).at(0), oracle_values("double_pow3", "second"));
+}
+
+// A recorded gradient's graph has PyTorch's nodes: its formulas multiply by a C++ Scalar through
+// mul.Scalar (MulBackward1), where Python's `x * 3` is mul.Tensor (MulBackward0).
+TEST(EngineDoubleBackward, RecordedGradientsHavePyTorchsNodes) {
+  for (const std::string name : {"pow3", "sqrt", "times3"}) {
+    const Tensor x = tensor(std::vector<double>{1, 2, 3});
+    x.requires_grad_();
+    const Tensor y = name == "pow3" ? x.pow(3) : name == "sqrt" ? x.sqrt() : (x * 3).pow(2);
+    const Tensor g = autograd::grad({y.sum()}, {x}, {}, std::nullopt, true).at(0);
+    EXPECT_EQ(graph_names(g), oracle_json("double_graph_names")[name].get<std::vector<std::string>>()) << name;
+  }
 }
 
 TEST(EngineDoubleBackward, BackwardWithCreateGraphLeavesAGradWithAHistory) {

@@ -401,6 +401,7 @@ std::string OpNode::name() const {
   if (reversed_sub_) return "RsubBackward1";
   std::string n = base_name(op_);
   if (op_ == Op::Pow) n += wrapped_exponent_ ? "0" : "1";
+  if (op_ == Op::Mul && args_.scalar_overload) n = "MulBackward1";
   if (op_ == Op::Sum || op_ == Op::Mean || op_ == Op::Prod) n += all_dims_ ? "0" : "1";
   return n;
 }
@@ -441,7 +442,7 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
       // numbers would compute it in the default dtype (float32), off by 1e-8 for float64.
       if (need(0) && b.impl().is_wrapped_number) {  // PyTorch's Scalar branch: grad * (e * a^(e-1))
         const double e = b.item().to<double>();
-        ga = e == 0 ? zeros_like(grad) : grad * (pow(a, e - 1) * e);
+        ga = e == 0 ? zeros_like(grad) : grad * kindling::detail::mul_scalar_overload(pow(a, e - 1), e);
       } else if (need(0)) {
         ga = where(eq(b, 0), zeros_like(grad), grad * b * pow(a, b - 1));
       }
@@ -472,7 +473,7 @@ TensorList op_formula(Op op, const Tensor& grad, const std::array<Tensor, OpNode
     case Op::Log1p:
       return {grad / (a + 1)};
     case Op::Sqrt:
-      return {grad / (2 * out)};
+      return {grad / kindling::detail::mul_scalar_overload(out, 2)};  // PyTorch: grad / (2 * result)
     case Op::Rsqrt:
       return {-0.5 * grad * out * out * out};
     case Op::Sin:
