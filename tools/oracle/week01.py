@@ -199,6 +199,18 @@ cases["matmul_nd_error"] = error(lambda: torch.matmul(torch.zeros(2, 3, 4), torc
 cases["cat_dim1"] = values(torch.cat([x[0], x[1, :, :2]], 1))
 cases["cat_promotes"] = values(torch.cat([torch.arange(2), torch.tensor([0.5])]))
 cases["cat_size_error"] = error(lambda: torch.cat([torch.zeros(2, 3), torch.zeros(3, 3)], 1))
+# Texts checked in PyTorch's order: every tensor's rank before the others' ranks, addmm's dtypes before its shapes.
+cases["cat_zero_dim_error"] = error(lambda: torch.cat([torch.ones(2, 2), torch.ones(3), torch.tensor(2.0)]))
+cases["flip_duplicate_error"] = error(lambda: torch.ones(2, 3).flip([1, -1]))
+cases["relu_bool_error"] = error(lambda: torch.relu(torch.tensor([True])))
+cases["slice_step_zero_error"] = error(lambda: torch.ones(3)[::0])
+_f32, _f64 = torch.ones(2, 3), torch.ones(3, 4, dtype=torch.float64)
+cases["bmm_dtype_error"] = error(lambda: torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 4, dtype=torch.float64)))
+cases["addmm_self_dtype_error"] = error(lambda: torch.addmm(torch.ones(2, 4), _f32, _f64))
+cases["addmm_mat1_dtype_error"] = error(lambda: torch.addmm(torch.ones(4), _f32.double(), torch.ones(3, 4)))
+cases["addmm_dtype_before_shape_error"] = error(lambda: torch.addmm(torch.ones(2, 4), _f32, torch.ones(4, 4).double()))
+cases["linear_double_input_error"] = error(lambda: torch.nn.functional.linear(torch.ones(5, 3).double(),
+                                                                              torch.ones(4, 3), torch.ones(4)))
 cases["stack_dim1"] = values(torch.stack([x[0, 0], x[1, 1]], 1))
 cases["stack_size_error"] = error(lambda: torch.stack([torch.zeros(2), torch.zeros(3)]))
 cases["chunk_sizes"] = [list(c.shape) for c in torch.arange(10).chunk(4)]

@@ -199,6 +199,25 @@ TEST(EngineLinalg, ProductsMatchPyTorch) {
 TEST(EngineLinalg, ShapeAndDtypeErrorsMatchPyTorch) {
   expect_oracle_error([] { (void)mm(zeros({2, 3}), zeros({2, 3})); }, "mm_shape_error");
   expect_oracle_error([] { (void)mm(zeros({2, 2}), zeros({2, 2}, kFloat64)); }, "mm_dtype_error");
+  expect_oracle_error([] { (void)bmm(ones({2, 2, 3}), ones({2, 3, 4}, kFloat64)); }, "bmm_dtype_error");
+  // addmm compares its dtypes before its shapes, in words of its own; nn::Linear with a bias is
+  // addmm(bias, x, W^T), so a float64 batch into a float32 layer reads "mat1 and mat2".
+  expect_oracle_error(
+      [] {
+        (void)addmm(ones({2, 4}), ones({2, 3}), ones({3, 4}, kFloat64));
+      },
+      "addmm_self_dtype_error");
+  expect_oracle_error([] { (void)addmm(ones({4}), ones({2, 3}, kFloat64), ones({3, 4})); }, "addmm_mat1_dtype_error");
+  expect_oracle_error(
+      [] {
+        (void)addmm(ones({2, 4}), ones({2, 3}), ones({4, 4}, kFloat64));
+      },
+      "addmm_dtype_before_shape_error");
+  expect_oracle_error(
+      [] {
+        (void)addmm(ones({4}), ones({5, 3}, kFloat64), ones({4, 3}).t());
+      },
+      "linear_double_input_error");
   expect_oracle_error([] { (void)dot(zeros({3}), zeros({2})); }, "dot_size_error");
   expect_oracle_error([] { (void)mv(zeros({2, 3}), zeros({2})); }, "mv_size_error");
   expect_oracle_error([] { (void)bmm(zeros({2, 3, 4}), zeros({2, 5, 6})); }, "bmm_size_error");
@@ -223,6 +242,9 @@ TEST(EngineJoin, CatStackSplitAndIndexingMatchPyTorch) {
   expect_values(cat({x[0], x[1].slice(1, 0, 2)}, 1), oracle_values("cat_dim1"));
   expect_values(cat({arange(2), tensor({0.5})}), oracle_values("cat_promotes"));
   expect_oracle_error([] { (void)cat({zeros({2, 3}), zeros({3, 3})}, 1); }, "cat_size_error");
+  expect_oracle_error([] { (void)cat({ones({2, 2}), ones({3}), tensor(2.0f)}); }, "cat_zero_dim_error");
+  expect_oracle_error([] { (void)ones({2, 3}).flip({1, -1}); }, "flip_duplicate_error");
+  expect_oracle_error([] { (void)relu(tensor(std::vector<bool>{true})); }, "relu_bool_error");
   expect_values(stack({x[0][0], x[1][1]}, 1), oracle_values("stack_dim1"));
   expect_oracle_error([] { (void)stack({zeros({2}), zeros({3})}); }, "stack_size_error");
   std::vector<Shape> chunks, splits;

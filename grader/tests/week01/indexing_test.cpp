@@ -101,6 +101,7 @@ TEST(EngineIndexing, BadIndicesGetPyTorchsErrors) {
   const Tensor x = ix();
   expect_oracle_error([&] { x.index({0, 0, 0, 0}); }, "index_too_many");
   expect_oracle_error([&] { x.index({5}); }, "index_out_of_range");
+  expect_oracle_error([&] { x.index({Slice(None, None, 0)}); }, "slice_step_zero_error");
   expect_oracle_error([&] { x.index({longs({3})}); }, "index_tensor_out_of_range");
   expect_oracle_error([&] { x.index({mask({1, 0})}); }, "index_mask_mismatch");
   expect_oracle_error([&] { x.index_put_({5}, 1.0); }, "index_out_of_range");

@@ -483,7 +483,7 @@ Tensor reciprocal(const Tensor& x) {
 namespace {
 // max(x, 0) into a new tensor: the kernel of relu and relu_.
 Tensor relu_values(const Tensor& x) {
-  KINDLING_CHECK(x.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");
+  KINDLING_CHECK(x.dtype() != kBool, "Boolean inputs not supported for relu");
   return unary_same(x, UnaryOp::Relu, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
 }
 }  // namespace
@@ -607,7 +607,7 @@ const Tensor& div_(const Tensor& self, const Tensor& other) { return binary_inpl
 // In place and recorded as such (ReluBackward0, its output saved after the write), as PyTorch
 // does: relu's backward reads only its output, so overwriting the input loses nothing.
 const Tensor& relu_(const Tensor& self) {
-  KINDLING_CHECK(self.dtype() != kBool, "\"clamp_min_cpu\" not implemented for 'Bool'");  // before any record
+  KINDLING_CHECK(self.dtype() != kBool, "Boolean inputs not supported for relu");  // before any record
   detail::check_no_internal_overlap(self);
   detail::autograd::inplace(detail::autograd::Op::Relu, self, {}, [&] {
     detail::copy(self, relu_values(self));

@@ -54,6 +54,7 @@ Tensor apply_basic(const Tensor& self, const std::vector<TensorIndex>& indices, 
       result = result.select(dim, k);
     } else if (i.is_slice()) {
       const indexing::Slice& s = i.slice();
+      KINDLING_CHECK_AS(ValueError, s.step() != 0, "slice step cannot be zero");  // Python's own check
       KINDLING_CHECK_AS(ValueError, s.step() > 0, "step must be greater than zero");
       result = result.slice(dim, s.start(), s.stop(), s.step());
       ++dim;

@@ -51,6 +51,8 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
   KINDLING_CHECK(!tensors.empty(), "torch.cat(): expected a non-empty list of Tensors");
   // Like PyTorch, 1-d empty tensors are skipped (a legacy rule that lets torch.cat start from torch.tensor([])).
   auto skipped = [](const Tensor& t) { return t.dim() == 1 && t.numel() == 0; };
+  for (std::size_t i = 0; i < tensors.size(); ++i)  // every tensor, before any other check (PyTorch's order)
+    KINDLING_CHECK(tensors[i].dim() > 0, "zero-dimensional tensor (at position ", i, ") cannot be concatenated");
   const Tensor* ref = &tensors.front();
   ScalarType dtype = tensors.front().dtype();
   for (const auto& t : tensors) {
@@ -59,7 +61,6 @@ Tensor cat_impl(const TensorList& tensors, std::int64_t dim) {
   }
   const Device device = detail::common_device(tensors);  // one device, as PyTorch requires
   if (skipped(*ref)) return empty({0}, TensorOptions(dtype).device(device));
-  KINDLING_CHECK(ref->dim() > 0, "zero-dimensional tensor (at position 0) cannot be concatenated");
   const std::int64_t d = wrap_dim(dim, ref->dim());
   Shape shape = ref->sizes().vec();
   shape[d] = 0;

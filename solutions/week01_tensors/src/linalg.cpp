@@ -596,20 +596,27 @@ template void detail::gemm_raw<double>(double*, std::int64_t, MatrixRef<double>,
 
 namespace {
 
-void check_same_dtype(const Tensor& a, const Tensor& b, const char* what) {
-  KINDLING_CHECK(a.dtype() == b.dtype(), "expected ", what, " to have the same dtype, but got: ", dtype_name(a.dtype()),
-                 " != ", dtype_name(b.dtype()));
-}
-
 std::string dims_of(const Tensor& t) { return std::to_string(t.sizes()[0]) + "x" + std::to_string(t.sizes()[1]); }
 
-void check_mm(const Tensor& a, const Tensor& b) {
-  KINDLING_CHECK(a.dim() == 2, "self must be a matrix");
-  KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix");
-  KINDLING_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", dims_of(a), " and ",
-                 dims_of(b), ")");
+// PyTorch's words for two operands of different dtypes in mm, bmm and matmul: a's, then b's.
+void check_scalar_types(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(a.dtype() == b.dtype(), "expected scalar type ", dtype_short_name(a.dtype()), " but found ",
                  dtype_short_name(b.dtype()));
+}
+
+// mm's checks, in PyTorch's order. addmm (`self` given) compares the dtypes before the shapes, in
+// its own words ("self and mat2", then "mat1 and mat2"): what nn::Linear with a bias reports for
+// an input of the wrong dtype.
+void check_mm(const Tensor& a, const Tensor& b, const Tensor* self = nullptr) {
+  KINDLING_CHECK(a.dim() == 2, "self must be a matrix");
+  KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix");
+  if (self) {
+    KINDLING_CHECK(self->dtype() == b.dtype(), "self and mat2 must have the same dtype");
+    KINDLING_CHECK(a.dtype() == b.dtype(), "mat1 and mat2 must have the same dtype");
+  }
+  KINDLING_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", dims_of(a), " and ",
+                 dims_of(b), ")");
+  check_scalar_types(a, b);
 }
 
 }  // namespace
@@ -658,8 +665,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
 }
 
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha) {
-  check_mm(mat1, mat2);
-  check_same_dtype(self, mat1, "self and mat1");
+  check_mm(mat1, mat2, &self);
   return differentiable(
       Op::Addmm, {self, mat1, mat2}, [&] { return addmm_impl(self, mat1, mat2, beta, alpha); },
       [&] {
@@ -694,7 +700,7 @@ Tensor bmm(const Tensor& a, const Tensor& b) {
   KINDLING_CHECK(b.sizes()[0] == batch && b.sizes()[1] == k,
                  "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k, "] but got: [",
                  b.sizes()[0], ", ", b.sizes()[1], "].");
-  check_same_dtype(a, b, "batch1 and batch2");
+  check_scalar_types(a, b);
   const Device device = detail::common_device({&a, &b});
   return differentiable(Op::Bmm, {a, b}, [&] {
     Tensor out = detail::empty_contiguous({batch, n, m}, a.dtype(), device);

@@ -215,8 +215,7 @@ Tensor Tensor::flip(IntArrayRef dims) const {
   std::vector<bool> seen(static_cast<std::size_t>(std::max<std::int64_t>(dim(), 1)), false);
   for (const std::int64_t d : dims) {
     const std::int64_t w = wrap_dim(d, dim());
-    KINDLING_CHECK(!seen[static_cast<std::size_t>(w)], "dims has duplicates, original flip dims size=", dims.size(),
-                   ", but unique flip dims size=", dims.size() - 1);
+    KINDLING_CHECK(!seen[static_cast<std::size_t>(w)], "dim ", w, " appears multiple times in the list of dims");
     seen[static_cast<std::size_t>(w)] = true;
     const std::int64_t n = size(w);
     out = kindling::index_select(out, w, arange(n - 1, -1, -1, TensorOptions(kInt64).device(device())));
