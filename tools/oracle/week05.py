@@ -200,6 +200,18 @@ cases["loss_errors"] = {
     "nll_wrong_target_dtype": error(lambda: F.nll_loss(torch.randn(2, 3), torch.tensor([0.0, 1.0]))),
     "bce_target_size": error(lambda: F.binary_cross_entropy(torch.rand(2, 3), torch.rand(3, 2))),
     "bce_with_logits_size": error(lambda: F.binary_cross_entropy_with_logits(torch.randn(2, 3), torch.rand(3, 2))),
+    # logits where probabilities belong, class labels where float targets belong, and each check's place in line
+    "bce_input_range": error(lambda: F.binary_cross_entropy(torch.tensor([1.5, -0.2]), torch.tensor([1.0, 0.0]))),
+    "bce_input_nan": error(lambda: F.binary_cross_entropy(torch.tensor([float("nan"), 0.2]), torch.tensor([1.0, 0.0]))),
+    "bce_long_target": error(lambda: F.binary_cross_entropy(torch.tensor([1.5, -0.2]), torch.tensor([1, 0]))),
+    "bce_double_target": error(lambda: F.binary_cross_entropy(torch.tensor([0.5, 0.5]),
+                                                              torch.tensor([1.0, 0.0], dtype=torch.float64))),
+    "bce_with_logits_long_target": error(lambda: F.binary_cross_entropy_with_logits(torch.tensor([0.5, 0.5]),
+                                                                                    torch.tensor([1, 1]))),
+    "bce_with_logits_int_target": error(lambda: F.binary_cross_entropy_with_logits(
+        torch.tensor([0.5, 0.5], dtype=torch.float64), torch.tensor([1, 1], dtype=torch.int32))),
+    "smooth_l1_negative_beta": error(lambda: F.smooth_l1_loss(torch.ones(2), torch.zeros(2), beta=-1.0)),
+    "huber_zero_delta": error(lambda: F.huber_loss(torch.ones(2), torch.zeros(2), delta=0.0)),
 }
 
 # ---- one_hot ---------------------------------------------------------------------------------------------------

@@ -213,6 +213,39 @@ TEST(EngineLosses, SizeErrors) {
                            "average is not a valid value for reduction");
 }
 
+// The mistakes of a first binary classifier: logits where BCE wants probabilities, class labels
+// (integers) where it wants float targets; and the smooth losses' bad thresholds.
+TEST(EngineLosses, ValueAndDtypeErrors) {
+  const auto& e = oracle_json("loss_errors");
+  const Tensor labels = tensor(std::vector<std::int64_t>{1, 0});
+  expect_error_json(
+      [] {
+        F::binary_cross_entropy(tensor({1.5f, -0.2f}), tensor({1.0f, 0.0f}));
+      },
+      e.at("bce_input_range"));
+  expect_error_json([] { F::binary_cross_entropy(tensor({NAN, 0.2f}), tensor({1.0f, 0.0f})); }, e.at("bce_input_nan"));
+  expect_error_json([&] { F::binary_cross_entropy(tensor({1.5f, -0.2f}), labels); }, e.at("bce_long_target"));
+  expect_error_json(
+      [] {
+        F::binary_cross_entropy(tensor({0.5f, 0.5f}), tensor({1.0f, 0.0f}).to(kFloat64));
+      },
+      e.at("bce_double_target"));
+  expect_error_json(
+      [] {
+        F::binary_cross_entropy_with_logits(tensor({0.5f, 0.5f}), tensor(std::vector<std::int64_t>{1, 1}));
+      },
+      e.at("bce_with_logits_long_target"));
+  expect_error_json(
+      [] {
+        F::binary_cross_entropy_with_logits(tensor({0.5f, 0.5f}).to(kFloat64), tensor(std::vector<std::int32_t>{1, 1}));
+      },
+      e.at("bce_with_logits_int_target"));
+  expect_error_json([] { F::smooth_l1_loss(ones({2}), zeros({2}), "mean", -1.0); }, e.at("smooth_l1_negative_beta"));
+  expect_error_json([] { F::huber_loss(ones({2}), zeros({2}), "mean", 0.0); }, e.at("huber_zero_delta"));
+  // At the edges the loss is still finite (each log clamped at -100), as in PyTorch.
+  EXPECT_NEAR(F::binary_cross_entropy(tensor({0.0f, 1.0f}), tensor({1.0f, 0.0f})).item<float>(), 100.0f, 1e-4);
+}
+
 TEST(EngineLosses, ModulesPrintAndComputeLikeTheFunctions) {
   nn::CrossEntropyLoss ce;
   EXPECT_EQ(ce.repr(), "CrossEntropyLoss()");

@@ -48,12 +48,14 @@ Tensor l1_loss(const Tensor& input, const Tensor& target, const std::string& red
 
 Tensor smooth_l1_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double beta) {
   const Tensor d = abs(input - target);
+  KINDLING_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
   if (beta == 0.0) return detail::reduce(d, reduction);
   return detail::reduce(where(lt(d, Scalar(beta)), d * d * (0.5 / beta), d - 0.5 * beta), reduction);
 }
 
 Tensor huber_loss(const Tensor& input, const Tensor& target, const std::string& reduction, double delta) {
   const Tensor d = abs(input - target);
+  KINDLING_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
   return detail::reduce(where(lt(d, Scalar(delta)), d * d * 0.5, (d - 0.5 * delta) * delta), reduction);
 }
 
@@ -61,6 +63,13 @@ Tensor binary_cross_entropy(const Tensor& input, const Tensor& target, const Ten
                             const std::string& reduction) {
   check_same_size(input, target);
   detail::check_reduction(reduction);
+  KINDLING_CHECK(target.dtype() == input.dtype(), "Found dtype ", dtype_short_name(target.dtype()), " but expected ",
+                 dtype_short_name(input.dtype()));
+  {  // probabilities, not logits (a NaN is refused too)
+    NoGradGuard no_grad;
+    KINDLING_CHECK(ge(input, 0).all().item<bool>() && le(input, 1).all().item<bool>(),
+                   "all elements of input should be between 0 and 1");
+  }
   // One node, BinaryCrossEntropyBackward0, as in PyTorch: the value clamps each log at
   // -100 (so that a probability of exactly 0 or 1 gives a finite loss), and the gradient
   // is PyTorch's (x - t) / max(x (1 - x), 1e-12) times the weight, finite there too. A
@@ -98,6 +107,10 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   KINDLING_CHECK_AS(ValueError, input.sizes().vec() == target.sizes().vec(), "Target size (",
                     autograd::torch_size_string(target.sizes()), ") must be the same as input size (",
                     autograd::torch_size_string(input.sizes()), ")");
+  // Class labels as integers: PyTorch's in-place arithmetic on the target refuses them in these words.
+  KINDLING_CHECK(!is_integral(target.dtype(), false), "result type ",
+                 dtype_short_name(promote_types(input.dtype(), target.dtype())),
+                 " can't be cast to the desired output type ", dtype_short_name(target.dtype()));
   // log(1 + e^-x) = max(-x, 0) + log(e^-max(-x,0) + e^(-x-max(-x,0))): no exp of a large positive number.
   const Tensor max_val = clamp(-input, Scalar(0.0), std::nullopt);
   Tensor loss;
