@@ -46,6 +46,9 @@ cases["random_len"] = {"default": len(RandomSampler(range(5))),
                        "more_than_n": len(RandomSampler(range(5), num_samples=12))}
 cases["weighted_num_samples"] = error(lambda: WeightedRandomSampler([1.0, 2.0], 0))
 cases["random_num_samples"] = error(lambda: RandomSampler(range(5), num_samples=0))
+# An empty dataset with num_samples given: PyTorch fails when the epoch starts (Kindling at construction).
+cases["random_empty_replacement"] = error(lambda: list(RandomSampler(range(0), replacement=True, num_samples=5)))
+cases["random_empty"] = error(lambda: list(RandomSampler(range(0), num_samples=5)))
 cases["weighted_negative"] = error(lambda: list(WeightedRandomSampler([1.0, -2.0], 3)))
 cases["weighted_nan"] = error(lambda: list(WeightedRandomSampler([1.0, float("nan")], 3)))
 cases["weighted_inf"] = error(lambda: list(WeightedRandomSampler([1.0, float("inf")], 3)))

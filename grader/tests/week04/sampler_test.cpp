@@ -120,6 +120,13 @@ TEST(EngineSamplerArguments, RandomSamplerNeedsPositiveNumSamples) {
   expect_oracle_error([] { RandomSampler(5, false, 0); }, "random_num_samples");
 }
 
+// Drawing num_samples indices from no items: PyTorch's words (it fails when the epoch starts), at
+// construction, where the epoch's loop would otherwise never end (or draw from an empty range).
+TEST(EngineSamplerArguments, RandomSamplerOverNoItemsRefusesToDraw) {
+  expect_oracle_error([] { RandomSampler(0, true, 5); }, "random_empty_replacement");
+  expect_oracle_error([] { RandomSampler(0, false, 5); }, "random_empty");
+}
+
 // ---- week04.weighted_sampler ----------------------------------------------------------------------------
 TEST(week04_weighted_sampler, WithReplacementFollowsTheWeights) {
   Generator g(5);

@@ -63,7 +63,11 @@ class RandomSampler : public Sampler {
   ///   (as PyTorch 1.13 does);
   /// - with `replacement`: `num_samples` independent uniform draws from 0..n-1.
   /// `num_samples` defaults to n. Throws ValueError, word for word:
-  /// "num_samples should be a positive integer value, but got num_samples=0".
+  /// "num_samples should be a positive integer value, but got num_samples=0". With n = 0 and a
+  /// positive num_samples, throws Error with the words PyTorch uses when the epoch starts: with
+  /// replacement "random_ expects 'from' to be less than 'to', but got from=0 >= to=0", without
+  /// "integer division or modulo by zero" (PyTorch builds such a sampler and fails on its first
+  /// epoch; Kindling refuses at once, where the epoch would otherwise never end).
   RandomSampler(std::int64_t n, bool replacement = false, std::optional<std::int64_t> num_samples = std::nullopt,
                 Generator* generator = nullptr);
   /// One epoch of indices, drawn from the generator.
@@ -82,6 +86,8 @@ inline RandomSampler::RandomSampler(std::int64_t n, bool replacement, std::optio
     : n_(n), num_samples_(num_samples.value_or(n)), replacement_(replacement), generator_(generator) {
   KINDLING_CHECK_AS(ValueError, num_samples_ > 0,
                     "num_samples should be a positive integer value, but got num_samples=", num_samples_);
+  KINDLING_CHECK(n_ > 0 || !replacement_, "random_ expects 'from' to be less than 'to', but got from=0 >= to=0");
+  KINDLING_CHECK(n_ > 0, "integer division or modulo by zero");
 }
 
 /// A random permutation of the given indices on every epoch (SubsetRandomSampler).
