@@ -240,6 +240,24 @@ cases["pool_names"] = {"max": type(F.max_pool2d(ramp(1, 1, 2, 2), 2).grad_fn).__
 cases["pool_too_small"] = error(lambda: F.max_pool2d(torch.zeros(1, 3, 2, 2), 3))
 cases["pool_pad_too_big"] = error(lambda: F.max_pool2d(torch.zeros(1, 1, 8, 8), 2, padding=2))
 cases["avgpool_pad_too_big"] = error(lambda: F.avg_pool2d(torch.zeros(1, 1, 8, 8), 2, padding=2))
+# The window's checks in PyTorch's order (height, then width; the output size's before the shape check's) and
+# each op's words for an input that is not 3-D or 4-D.
+_p = torch.zeros(1, 1, 8, 8)
+cases["pool_errors"] = {
+    "kernel_zero": error(lambda: F.max_pool2d(_p, 0)),
+    "kernel_zero_stride_one": error(lambda: F.max_pool2d(_p, 0, 1)),
+    "stride_negative": error(lambda: F.avg_pool2d(_p, 2, -1)),
+    "dilation_zero": error(lambda: F.max_pool2d(_p, 2, 2, 0, 0)),
+    "pad_negative": error(lambda: F.max_pool2d(_p, 2, 2, (0, -1))),
+    "pad_width_too_big": error(lambda: F.max_pool2d(_p, (4, 2), 2, (1, 2))),
+    "pad_both_too_big": error(lambda: F.avg_pool2d(_p, (2, 4), 2, (2, 3))),
+    "max_2d": error(lambda: F.max_pool2d(torch.zeros(8, 8), 0)),
+    "max_5d": error(lambda: F.max_pool2d(torch.zeros(1, 1, 1, 8, 8), 2)),
+    "avg_2d": error(lambda: F.avg_pool2d(torch.zeros(8, 8), 0)),
+    "avg_5d": error(lambda: F.avg_pool2d(torch.zeros(1, 1, 1, 8, 8), 2)),
+    "avg_5d_stride_zero": error(lambda: F.avg_pool2d(torch.zeros(1, 1, 1, 8, 8), 0)),
+    "adaptive_2d": error(lambda: F.adaptive_avg_pool2d(torch.zeros(8, 8), 2)),
+}
 bins = {}
 for (n, o) in [(7, 3), (5, 2), (10, 4), (3, 5), (6, 6), (1, 1), (13, 5)]:
     eye = torch.eye(n).reshape(n, 1, n)

@@ -3,10 +3,12 @@
 // per spatial axis, each output cell's window [start, end) and divisor.
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #ifdef __AVX512F__
@@ -35,9 +37,21 @@ struct Planes {
   std::int64_t P, H, W;
 };
 
+// PyTorch's words for an input that is not 3-D or 4-D differ by op.
+void check_rank(const Tensor& input, const std::string& op) {
+  if (input.dim() == 3 || input.dim() == 4) return;
+  if (op == "adaptive_avg_pool2d")
+    throw Error("adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got " + to_string(input.sizes()));
+  if (op == "avg_pool2d") {
+    (void)wrap_dim(-3, input.dim());  // fewer than 3 dims: PyTorch reads size(-3) first (IndexError)
+    throw Error("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:" +
+                to_string(input.sizes()));
+  }
+  throw Error("non-empty 3D or 4D (batch mode) tensor expected for input");
+}
+
 Planes planes_of(const Tensor& input, const char* op) {
-  KINDLING_CHECK(input.dim() == 3 || input.dim() == 4, "non-empty 3D or 4D (batch mode) tensor expected for input to ",
-                 op);
+  check_rank(input, op);
   KINDLING_CHECK(input.is_floating_point(), "\"", op, "\" not implemented for '", dtype_short_name(input.dtype()), "'");
   Planes p;
   const auto s = input.sizes();
@@ -157,15 +171,23 @@ Tensor window_mean(const Planes& p, const std::vector<Window>& hw, const std::ve
   return result;
 }
 
-// The argument checks max and average pooling share, in PyTorch's order and words
-// (average pooling has no dilation).
+// The argument checks max and average pooling share, in PyTorch's order and words (average
+// pooling has no dilation): the output size's, height then width (a zero stride, a negative pad,
+// a pad over half the kernel), then the shape check's (kernel, stride, dilation).
 void check_window(Pair2 kernel_size, Pair2 stride, Pair2 padding, Pair2 dilation = 1) {
-  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "kernel_size must be greater than zero");
-  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride must be greater than zero");
-  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation must be greater than zero");
-  KINDLING_CHECK(padding.h >= 0 && padding.w >= 0 && padding.h <= kernel_size.h / 2 && padding.w <= kernel_size.w / 2,
-                 "pad should be at most half of kernel size, but got pad=", padding.h,
-                 " and kernel_size=", kernel_size.h);
+  for (const auto& [k, s, pad] : {std::array<std::int64_t, 3>{kernel_size.h, stride.h, padding.h},
+                                  std::array<std::int64_t, 3>{kernel_size.w, stride.w, padding.w}}) {
+    KINDLING_CHECK(s != 0, "stride should not be zero");
+    KINDLING_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
+    KINDLING_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad,
+                   " and kernel_size=", k);
+  }
+  KINDLING_CHECK(kernel_size.h > 0 && kernel_size.w > 0,
+                 "kernel size should be greater than zero, but got kH: ", kernel_size.h, " kW: ", kernel_size.w);
+  KINDLING_CHECK(stride.h > 0 && stride.w > 0, "stride should be greater than zero, but got dH: ", stride.h,
+                 " dW: ", stride.w);
+  KINDLING_CHECK(dilation.h > 0 && dilation.w > 0,
+                 "dilation should be greater than zero, but got dilationH: ", dilation.h, " dilationW: ", dilation.w);
 }
 
 std::vector<Window> avg_windows(std::int64_t in, std::int64_t out, std::int64_t k, std::int64_t s, std::int64_t pad) {
@@ -357,6 +379,7 @@ void max_pool_kernel(const T* x, T* y, std::int64_t* ix, const PoolGeometry g) {
 Tensor avg_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
                   bool ceil_mode, bool count_include_pad) {
   const Pair2 stride = stride_opt.value_or(kernel_size);
+  if (input.dim() < 3) check_rank(input, "avg_pool2d");  // PyTorch: before the window's checks
   check_window(kernel_size, stride, padding);
   const Planes p = planes_of(input, "avg_pool2d");
   const std::int64_t oh = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, 1, ceil_mode);
@@ -386,6 +409,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Pair2 output_size) {
 Tensor max_pool2d(const Tensor& input, Pair2 kernel_size, std::optional<Pair2> stride_opt, Pair2 padding,
                   Pair2 dilation, bool ceil_mode) {
   const Pair2 stride = stride_opt.value_or(kernel_size);
+  check_rank(input, "max_pool2d");
   check_window(kernel_size, stride, padding, dilation);
   const Planes p = planes_of(input, "max_pool2d");
   const std::int64_t OH = conv_output_size(p.H, kernel_size.h, stride.h, padding.h, dilation.h, ceil_mode);

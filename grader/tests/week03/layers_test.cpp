@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle_json.hpp"
 #include "week03_support.hpp"
 
 namespace kindling::testing {
@@ -337,6 +338,26 @@ TEST(EngineLayers, PoolingMatchesPyTorch) {
   expect_oracle_error([] { F::max_pool2d(zeros({1, 3, 2, 2}), 3); }, "pool_too_small");
   expect_oracle_error([] { F::max_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "pool_pad_too_big");
   expect_oracle_error([] { F::avg_pool2d(zeros({1, 1, 8, 8}), 2, std::nullopt, 2); }, "avgpool_pad_too_big");
+}
+
+// Pooling's argument errors, in PyTorch's order and words, and each op's for an input of the
+// wrong rank (average pooling reads size(-3) first: an IndexError for a 2-D input).
+TEST(EngineLayers, PoolingArgumentErrorsMatchPyTorch) {
+  const auto& e = oracle_json("pool_errors");
+  const Tensor p = zeros({1, 1, 8, 8});
+  expect_error_json([&] { F::max_pool2d(p, 0); }, e.at("kernel_zero"));
+  expect_error_json([&] { F::max_pool2d(p, 0, Pair2(1)); }, e.at("kernel_zero_stride_one"));
+  expect_error_json([&] { F::avg_pool2d(p, 2, Pair2(-1)); }, e.at("stride_negative"));
+  expect_error_json([&] { F::max_pool2d(p, 2, Pair2(2), 0, 0); }, e.at("dilation_zero"));
+  expect_error_json([&] { F::max_pool2d(p, 2, Pair2(2), {0, -1}); }, e.at("pad_negative"));
+  expect_error_json([&] { F::max_pool2d(p, {4, 2}, Pair2(2), {1, 2}); }, e.at("pad_width_too_big"));
+  expect_error_json([&] { F::avg_pool2d(p, {2, 4}, Pair2(2), {2, 3}); }, e.at("pad_both_too_big"));
+  expect_error_json([] { F::max_pool2d(zeros({8, 8}), 0); }, e.at("max_2d"));
+  expect_error_json([] { F::max_pool2d(zeros({1, 1, 1, 8, 8}), 2); }, e.at("max_5d"));
+  expect_error_json([] { F::avg_pool2d(zeros({8, 8}), 0); }, e.at("avg_2d"));
+  expect_error_json([] { F::avg_pool2d(zeros({1, 1, 1, 8, 8}), 2); }, e.at("avg_5d"));
+  expect_error_json([] { F::avg_pool2d(zeros({1, 1, 1, 8, 8}), 0); }, e.at("avg_5d_stride_zero"));
+  expect_error_json([] { F::adaptive_avg_pool2d(zeros({8, 8}), 2); }, e.at("adaptive_2d"));
 }
 
 // Where the gradient goes when a window has equal maxima or NaNs (the first maximum; the last NaN),
