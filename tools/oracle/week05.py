@@ -213,6 +213,21 @@ cases["loss_errors"] = {
     "smooth_l1_negative_beta": error(lambda: F.smooth_l1_loss(torch.ones(2), torch.zeros(2), beta=-1.0)),
     "huber_zero_delta": error(lambda: F.huber_loss(torch.ones(2), torch.zeros(2), delta=0.0)),
 }
+# nll_loss's shape errors, whose words follow the input's rank (its code paths), and cross_entropy's,
+# which are nll_loss's: a column of labels (N, 1), a target for one image, a weight of the wrong length.
+_lp = torch.linspace(-2, 2, 15).reshape(3, 5).log_softmax(1)  # no draw: the cases after it keep their RNG
+_long = lambda *s: torch.zeros(*s, dtype=torch.long)
+cases["nll_shape_errors"] = {
+    "column_target": error(lambda: F.nll_loss(_lp, torch.tensor([[1], [0], [4]]))),
+    "unbatched_target": error(lambda: F.nll_loss(torch.zeros(5), torch.tensor([1]))),
+    "weight_length": error(lambda: F.nll_loss(_lp, torch.tensor([1, 0, 2]), weight=torch.ones(3))),
+    "target_3d_input": error(lambda: F.nll_loss(torch.zeros(3, 5, 4), _long(3))),
+    "target_4d_input_rank": error(lambda: F.nll_loss(torch.zeros(3, 5, 4, 2), _long(3, 4))),
+    "target_4d_input_size": error(lambda: F.nll_loss(torch.zeros(3, 5, 4, 2), _long(3, 4, 3))),
+    "weight_3d_input": error(lambda: F.nll_loss(torch.zeros(3, 5, 4), _long(3, 4), weight=torch.ones(2))),
+    "ce_column_target": error(lambda: F.cross_entropy(torch.zeros(3, 5), torch.tensor([[1], [0], [4]]))),
+    "ce_weight_length": error(lambda: F.cross_entropy(torch.zeros(3, 5), torch.tensor([1, 0, 2]), weight=torch.ones(3))),
+}
 
 # ---- one_hot ---------------------------------------------------------------------------------------------------
 one_hot = []

@@ -20,6 +20,35 @@ void check_reduction(const std::string& reduction) {
                     " is not a valid value for reduction");
 }
 
+void check_nll_shapes(const Tensor& input, const Tensor& target, const Tensor& weight) {
+  const std::int64_t d = input.dim();
+  if (d <= 2) {  // nll_loss proper
+    KINDLING_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
+    KINDLING_CHECK(d != 1 || target.dim() == 0, "size mismatch (got input: ", to_string(input.sizes()),
+                   ", target: ", to_string(target.sizes()), ")");
+    const std::int64_t classes = input.size(d - 1);
+    KINDLING_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
+                   "weight tensor should be defined either for all ", classes,
+                   " classes or no classes but got weight tensor of shape: ", to_string(weight.sizes()));
+    return;
+  }
+  if (d == 4) {  // nll_loss2d
+    KINDLING_CHECK(
+        target.dim() == 3,
+        "only batches of spatial targets supported (3D tensors) but got targets of dimension: ", target.dim());
+    KINDLING_CHECK(
+        target.size(0) == input.size(0) && target.size(1) == input.size(2) && target.size(2) == input.size(3),
+        "size mismatch (got input: ", to_string(input.sizes()), " , target: ", to_string(target.sizes()));
+  } else {  // 3-D and 5-D or more: the target must be the input's shape without its class dim
+    Shape want = input.sizes().vec();
+    want.erase(want.begin() + 1);
+    KINDLING_CHECK(target.sizes().vec() == want, "Expected target size ", to_string(want), ", got ",
+                   to_string(target.sizes()));
+  }
+  KINDLING_CHECK(!weight.defined() || weight.numel() == input.size(1),
+                 "weight tensor should be defined either for all or no classes");
+}
+
 Tensor reduce(const Tensor& loss, const std::string& reduction) {
   check_reduction(reduction);
   if (reduction == "none") return loss;

@@ -123,6 +123,23 @@ TEST(week05_one_hot_nll, OneHotOfATransposedTargetFollowsItsStrides) {
 
 TEST(week05_one_hot_nll, NllLossValuesAndGradients) { check_losses({"nll_"}); }
 
+// The shape mistakes PyTorch 1.13 reports (detail::check_nll_shapes), each in the words of its
+// input's rank: a column of labels, a target for one example, a weight of the wrong length.
+TEST(week05_one_hot_nll, NllLossShapeErrors) {
+  const auto& e = oracle_json("nll_shape_errors");
+  const auto longs = [](const Shape& s) { return zeros(s, TensorOptions(kInt64)); };
+  const Tensor lp = zeros({3, 5});
+  expect_error_json([&] { F::nll_loss(lp, longs({3, 1})); }, e.at("column_target"));
+  expect_error_json([&] { F::nll_loss(zeros({5}), longs({1})); }, e.at("unbatched_target"));
+  expect_error_json([&] { F::nll_loss(lp, longs({3}), ones({3})); }, e.at("weight_length"));
+  expect_error_json([&] { F::nll_loss(zeros({3, 5, 4}), longs({3})); }, e.at("target_3d_input"));
+  expect_error_json([&] { F::nll_loss(zeros({3, 5, 4, 2}), longs({3, 4})); }, e.at("target_4d_input_rank"));
+  expect_error_json([&] { F::nll_loss(zeros({3, 5, 4, 2}), longs({3, 4, 3})); }, e.at("target_4d_input_size"));
+  expect_error_json([&] { F::nll_loss(zeros({3, 5, 4}), longs({3, 4}), ones({2})); }, e.at("weight_3d_input"));
+  // A column of labels with as many rows as classes used to broadcast to a loss without an error.
+  expect_error_json([&] { F::nll_loss(zeros({3, 3}), longs({3, 1})); }, e.at("column_target"));
+}
+
 TEST(week05_one_hot_nll, NllLossErrors) {
   const auto& e = oracle_json("loss_errors");
   expect_error_json([] { F::nll_loss(zeros({2, 3}), tensor({0.0f, 1.0f})); }, e.at("nll_wrong_target_dtype"));
@@ -182,6 +199,18 @@ TEST(week05_cross_entropy, Errors) {
         F::cross_entropy(zeros({3, 4}), tensor(std::vector<std::int64_t>{0, 1}));
       },
       e.at("ce_batch_mismatch"));
+  const auto& s = oracle_json("nll_shape_errors");
+  expect_error_json(
+      [] {
+        F::cross_entropy(zeros({3, 5}), zeros({3, 1}, TensorOptions(kInt64)));
+      },
+      s.at("ce_column_target"));
+  expect_error_json(
+      [] {
+        F::cross_entropy(zeros({3, 5}), tensor(std::vector<std::int64_t>{1, 0, 2}),
+                         F::CrossEntropyOptions{.weight = ones({3})});
+      },
+      s.at("ce_weight_length"));
 }
 
 // ---- the other losses (given) -----------------------------------------------------------------------------------

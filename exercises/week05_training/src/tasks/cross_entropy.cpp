@@ -38,7 +38,9 @@ Tensor stable_log_softmax(const Tensor& x, std::int64_t dim) {
 ///   -sum over classes of logp * target * weight; "mean" divides the total by the
 ///   number of rows (input.numel() / C).
 /// Which kind a target is follows from its shape, as in PyTorch: input's shape means
-/// probabilities, anything else class indices (whose errors nll_loss reports).
+/// probabilities, anything else class indices (whose errors nll_loss reports; a
+/// weight of the wrong length is one of them, and must be reported before anything
+/// else uses the weight: detail::check_nll_shapes says it in PyTorch's words).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options) {
   // BEGIN TASK week05.cross_entropy (replace the stub below with your code)
   KINDLING_TODO("week05.cross_entropy");

@@ -41,7 +41,9 @@ Tensor stable_log_softmax(const Tensor& x, std::int64_t dim) {
 ///   -sum over classes of logp * target * weight; "mean" divides the total by the
 ///   number of rows (input.numel() / C).
 /// Which kind a target is follows from its shape, as in PyTorch: input's shape means
-/// probabilities, anything else class indices (whose errors nll_loss reports).
+/// probabilities, anything else class indices (whose errors nll_loss reports; a
+/// weight of the wrong length is one of them, and must be reported before anything
+/// else uses the weight: detail::check_nll_shapes says it in PyTorch's words).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntropyOptions& options) {
   // BEGIN SOLUTION week05.cross_entropy
   detail::check_reduction(options.reduction);
@@ -49,6 +51,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   const std::int64_t n_classes = input.size(class_dim);
   const double e = options.label_smoothing;
   KINDLING_CHECK(e >= 0.0 && e <= 1.0, "label_smoothing must be between 0.0 and 1.0. Got: ", e);
+  if (target.sizes().vec() != input.sizes().vec() && target.dim() >= 1 && input.dim() >= 2 &&
+      input.size(0) == target.size(0))
+    detail::check_nll_shapes(input, target, options.weight);
   const Tensor logp = stable_log_softmax(input, class_dim);
   // The weight as a (C, 1, 1, ...) column that broadcasts along the class dim.
   Tensor w;

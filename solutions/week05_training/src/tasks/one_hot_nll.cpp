@@ -56,8 +56,9 @@ Tensor one_hot(const Tensor& target, std::int64_t num_classes) {
 /// Errors, in PyTorch's words: a target that is not int64 (kindling::Error
 /// "expected scalar type Long but found Float"); N differing from the target's
 /// first size (ValueError "Expected input batch_size (3) to match target
-/// batch_size (2)."); a kept target outside [0, C) (IndexError "Target 3 is out of
-/// bounds.").
+/// batch_size (2)."), then a target or weight of the wrong shape (the checks
+/// detail::check_nll_shapes makes: call it); a kept target outside [0, C)
+/// (IndexError "Target 3 is out of bounds.").
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, std::int64_t ignore_index,
                 const std::string& reduction) {
   // BEGIN SOLUTION week05.one_hot_nll
@@ -69,6 +70,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
   const Tensor t = unbatched ? target.reshape({1}) : target;
   KINDLING_CHECK_AS(ValueError, t.dim() >= 1 && x.size(0) == t.size(0), "Expected input batch_size (", x.size(0),
                     ") to match target batch_size (", t.dim() >= 1 ? t.size(0) : 0, ").");
+  detail::check_nll_shapes(input, target, weight);
   const std::int64_t n_classes = x.size(1);
   const Tensor kept = ne(t, Scalar(ignore_index));
   const Tensor safe = where(kept, t, zeros_like(t));
