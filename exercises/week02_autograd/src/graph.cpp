@@ -26,6 +26,24 @@ Graveyard& graveyard() {
   thread_local Graveyard g;
   return g;
 }
+
+// The tensor hooks run on `grad`, which they may change in value but not in size, dtype or
+// device: PyTorch checks each hook's result ("hook 'hk' has changed the size of value"); Kindling's
+// hooks have no names, and a change is reported after the last of them. Without the check, a
+// hook returning grad.sum() left a leaf with a 0-d .grad.
+Tensor run_checked_hooks(const HookList* list, Tensor grad) {
+  if (list == nullptr) return grad;
+  const Shape sizes = grad.sizes().vec();
+  const ScalarType dtype = grad.dtype();
+  const Device device = grad.device();
+  Tensor out = run_hooks(list, std::move(grad));
+  KINDLING_CHECK(out.sizes().equals(sizes), "a hook has changed the size of value (was ", to_string(sizes), " got ",
+                 to_string(out.sizes()), ")");
+  KINDLING_CHECK(out.dtype() == dtype && out.device() == device, "a hook has changed the type of value (was ",
+                 legacy_type_name(dtype), " on ", device, " got ", legacy_type_name(out.dtype()), " on ", out.device(),
+                 ")");
+  return out;
+}
 }  // namespace
 
 Node::Node() : sequence_nr_(next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
@@ -80,7 +98,7 @@ TensorList AccumulateGrad::apply(const Tensor& grad_output) { return apply_moved
 TensorList AccumulateGrad::apply_moved(Tensor&& grad_output) {
   const Tensor& leaf = variable();
   AutogradMeta& meta = detail::meta_of(leaf);
-  Tensor grad = run_hooks(meta.hooks.get(), std::move(grad_output));
+  Tensor grad = run_checked_hooks(meta.hooks.get(), std::move(grad_output));
   if (!leaf.requires_grad()) return {};  // requires_grad_(false) since the graph was built
   if (GradMode::is_enabled()) {
     // create_graph: `.grad` keeps the gradient's history, recorded like any result: a copy
@@ -174,7 +192,7 @@ TensorList call_node(Node& node, Tensor grad, bool keep_graph) {
   AutoGradMode record(context.create_graph);  // off, unless the backward is to be differentiated again
   TensorList outputs;
   if (grad.defined()) {
-    grad = run_hooks(node.tensor_hooks.get(), std::move(grad));
+    grad = run_checked_hooks(node.tensor_hooks.get(), std::move(grad));
     outputs = node.apply_moved(std::move(grad));
   }
   if (!keep_graph) node.release_variables();

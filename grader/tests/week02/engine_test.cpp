@@ -522,6 +522,21 @@ TEST(week02_hooks, HookOnATensorWithoutGradThrows) {
 
 // torch.ones(3).backward(torch.ones(2)) -> "Mismatch in shape: grad_output[0] has a shape of torch.Size([2])
 // and output[0] has a shape of torch.Size([3])." (a given gradient's shape is checked before requires_grad)
+// A hook may change a gradient's values, not its size or type (PyTorch checks each Python hook's
+// result and names the hook; Kindling's hooks have no names). The engine checks, not the task.
+TEST(EngineHooks, AHookThatChangesTheSizeOrTypeOfTheGradientIsAnError) {
+  const Tensor x = ones({3}).requires_grad_();
+  x.register_hook([](const Tensor& g) { return g.sum(); });
+  expect_error<Error>([&] { (x * 2).sum().backward(); }, "a hook has changed the size of value (was [3] got [])");
+  EXPECT_FALSE(x.grad().defined()) << "the leaf's .grad must not be a 0-d tensor";
+  const Tensor y = ones({2}).requires_grad_();
+  const Tensor z = y * 2;
+  z.register_hook([](const Tensor& g) { return g.to(kFloat64); });
+  expect_error<Error>(
+      [&] { z.sum().backward(); },
+      "a hook has changed the type of value (was torch.FloatTensor on cpu got torch.DoubleTensor on cpu)");
+}
+
 TEST(week02_backward_seed, AGradientOfTheWrongShapeIsReportedEvenForAConstant) {
   expect_error<Error>([] { ones({3}).backward(ones({2})); },
                       "Mismatch in shape: grad_output[0] has a shape of torch.Size([2]) and output[0] has a shape of "
