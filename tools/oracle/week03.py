@@ -185,6 +185,23 @@ cases["conv_bad_bias"] = error(lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.z
 cases["conv_bias_dtype"] = error(lambda: F.conv2d(torch.zeros(1, 3, 5, 5), torch.zeros(8, 3, 3, 3),
                                                   torch.zeros(8, dtype=torch.float64)))
 cases["conv_groups_divide"] = error(lambda: nn.Conv2d(3, 4, 3, groups=2))
+# float64 images into a float32 layer, and the other dtype mistakes, in PyTorch's order (the bias's check first);
+# an unbatched input's channels, named with the batch dim PyTorch adds.
+_c32 = lambda *s: torch.zeros(*s)
+_c64 = lambda *s: torch.zeros(*s, dtype=torch.float64)
+cases["conv_dtype_errors"] = {
+    "double_input_float_layer": error(lambda: F.conv2d(_c64(1, 3, 8, 8), _c32(8, 3, 3, 3), _c32(8))),  # Conv2d's call
+    "double_input_no_bias": error(lambda: F.conv2d(_c64(1, 3, 8, 8), _c32(8, 3, 3, 3))),
+    "float_input_double_weight": error(lambda: F.conv2d(_c32(1, 3, 8, 8), _c64(8, 3, 3, 3))),
+    "bias_checked_first": error(lambda: F.conv2d(_c32(1, 3, 8, 8), _c64(8, 3, 3, 3), _c64(8))),
+    "bias_before_channels": error(lambda: F.conv2d(_c64(1, 4, 8, 8), _c32(8, 3, 3, 3), _c32(8))),
+    "long_input_float_bias": error(lambda: F.conv2d(torch.zeros(1, 3, 8, 8, dtype=torch.long), _c32(8, 3, 3, 3),
+                                                    _c32(8))),
+    "unbatched_channels": error(lambda: F.conv2d(_c32(4, 8, 8), _c32(8, 3, 3, 3))),
+    "transposed_double_input": error(lambda: F.conv_transpose2d(_c64(1, 3, 8, 8), _c32(3, 8, 3, 3))),
+    "transposed_double_bias": error(lambda: F.conv_transpose2d(_c32(1, 3, 8, 8), _c32(3, 8, 3, 3), _c64(8))),
+    "transposed_unbatched_channels": error(lambda: F.conv_transpose2d(_c32(4, 8, 8), _c32(3, 8, 3, 3))),
+}
 cases["conv_out_groups_divide"] = error(lambda: nn.Conv2d(4, 3, 3, groups=2))
 # output sizes: (in, kernel, stride, padding, dilation, ceil_mode) -> out
 sizes = []

@@ -852,6 +852,36 @@ Tensor conv2d_cpu(const Tensor& input, const Tensor& x, const Tensor& weight, co
 
 }  // namespace
 
+namespace {
+// A dtype as C++ names it, which is how PyTorch's bias check names it ("float", "long int").
+const char* cpp_type_name(ScalarType t) {
+  switch (t) {
+    case kFloat64:
+      return "double";
+    case kFloat32:
+      return "float";
+    case kInt64:
+      return "long int";
+    case kInt32:
+      return "int";
+    case kUInt8:
+      return "unsigned char";
+    case kBool:
+      return "bool";
+  }
+  return "?";
+}
+
+// The input's dtype against the weight's, in PyTorch's words (the input's first), and the engine's
+// own limit: it convolves float32 and float64 (PyTorch 1.13 also convolves integers on the CPU).
+void check_input_and_weight_dtypes(const Tensor& input, const Tensor& weight, const char* op) {
+  KINDLING_CHECK(input.dtype() == weight.dtype(), "expected scalar type ", dtype_short_name(input.dtype()),
+                 " but found ", dtype_short_name(weight.dtype()));
+  KINDLING_CHECK(input.is_floating_point(), op, ": Kindling convolves float32 and float64 tensors, not ",
+                 dtype_short_name(input.dtype()));
+}
+}  // namespace
+
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pair2 stride, Pair2 padding,
               Pair2 dilation, std::int64_t groups) {
   KINDLING_CHECK(
@@ -862,8 +892,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   KINDLING_CHECK(stride.h > 0 && stride.w > 0, "non-positive stride is not supported");
   KINDLING_CHECK(padding.h >= 0 && padding.w >= 0, "negative padding is not supported");
   KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation should be greater than zero");
-  KINDLING_CHECK(input.is_floating_point() && input.dtype() == weight.dtype(), "expected scalar type ",
-                 dtype_short_name(weight.dtype()), " but found ", dtype_short_name(input.dtype()));
+  // The dtypes, in PyTorch's order and words: the bias's against the input's (named as C++ names
+  // the types), then the input's against the weight's.
+  KINDLING_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
+                 ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
+  check_input_and_weight_dtypes(input, weight, "conv2d");
   const bool batched = input.dim() == 4;
   const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
   const auto ws = weight.sizes();
@@ -872,16 +905,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   KINDLING_CHECK(g.O % groups == 0, "Given groups=", groups, ", expected weight to be divisible by ", groups,
                  " at dimension 0, but got weight of size ", to_string(ws), " instead");
   KINDLING_CHECK(g.C == ws[1] * groups, "Given groups=", groups, ", weight of size ", to_string(ws), ", expected input",
-                 to_string(input.sizes()), " to have ", ws[1] * groups, " channels, but got ",
-                 input.sizes()[batched ? 1 : 0], " channels instead");
+                 to_string(x.sizes()), " to have ", ws[1] * groups, " channels, but got ", g.C, " channels instead");
   if (bias.defined()) {
     KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.O, "Given weight of size ", to_string(ws),
                    ", expected bias to be 1-dimensional with ", g.O, " elements, but got bias of size ",
                    to_string(bias.sizes()), " instead");
-    // PyTorch names the types as C++ does ("float", "double").
-    const auto cpp_name = [](ScalarType t) { return t == kFloat64 ? "double" : t == kFloat32 ? "float" : "other"; };
-    KINDLING_CHECK(bias.dtype() == input.dtype(), "Input type (", cpp_name(input.dtype()), ") and bias type (",
-                   cpp_name(bias.dtype()), ") should be the same");
   }
   const std::int64_t eff_h = g.dh * (g.kh - 1) + 1, eff_w = g.dw * (g.kw - 1) + 1;
   KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
@@ -955,14 +983,15 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                  "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
                  output_padding.h, " output_padding_width: ", output_padding.w, " stride_height: ", stride.h,
                  " stride_width: ", stride.w, " dilation_height: ", dilation.h, " dilation_width: ", dilation.w);
-  KINDLING_CHECK(input.is_floating_point() && input.dtype() == weight.dtype(), "expected scalar type ",
-                 dtype_short_name(weight.dtype()), " but found ", dtype_short_name(input.dtype()));
+  check_input_and_weight_dtypes(input, weight, "conv_transpose2d");
+  // The transposed convolution compares its bias with the input in the same words.
+  KINDLING_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "expected scalar type ",
+                 dtype_short_name(input.dtype()), " but found ", dtype_short_name(bias.dtype()));
   const bool batched = input.dim() == 4;
   const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
   const auto ws = weight.sizes();
   KINDLING_CHECK(x.sizes()[1] == ws[0], "Given transposed=1, weight of size ", to_string(ws), ", expected input",
-                 to_string(input.sizes()), " to have ", ws[0], " channels, but got ", x.sizes()[1],
-                 " channels instead");
+                 to_string(x.sizes()), " to have ", ws[0], " channels, but got ", x.sizes()[1], " channels instead");
   const std::int64_t H = x.sizes()[2], W = x.sizes()[3];
   // The convolution whose input gradient this is: from the output (C = ws[1] channels, OH x OW)
   // to the input (O = ws[0] channels, H x W), the same window, stride, padding and dilation.

@@ -314,6 +314,50 @@ TEST(EngineLayers, Conv2dErrors) {
   expect_oracle_error([] { nn::Conv2d(4, 3, 3, {.groups = 2}); }, "conv_out_groups_divide");
 }
 
+// A float64 batch into a float32 layer, and the other dtype mistakes, in PyTorch's order and words
+// (the bias's check first, the input's dtype named before the weight's); an unbatched input's
+// channels named with the batch dim PyTorch adds.
+TEST(EngineLayers, ConvDtypeErrorsMatchPyTorch) {
+  const auto& e = oracle_json("conv_dtype_errors");
+  const auto z64 = [](const Shape& s) { return zeros(s, kFloat64); };
+  expect_error_json([&] { nn::Conv2d(3, 8, 3)(z64({1, 3, 8, 8})); }, e.at("double_input_float_layer"));
+  expect_error_json([&] { F::conv2d(z64({1, 3, 8, 8}), zeros({8, 3, 3, 3})); }, e.at("double_input_no_bias"));
+  expect_error_json([&] { F::conv2d(zeros({1, 3, 8, 8}), z64({8, 3, 3, 3})); }, e.at("float_input_double_weight"));
+  expect_error_json([&] { F::conv2d(zeros({1, 3, 8, 8}), z64({8, 3, 3, 3}), z64({8})); }, e.at("bias_checked_first"));
+  expect_error_json(
+      [&] {
+        F::conv2d(z64({1, 4, 8, 8}), zeros({8, 3, 3, 3}), zeros({8}));
+      },
+      e.at("bias_before_channels"));
+  expect_error_json(
+      [] {
+        F::conv2d(zeros({1, 3, 8, 8}, kInt64), zeros({8, 3, 3, 3}), zeros({8}));
+      },
+      e.at("long_input_float_bias"));
+  expect_error_json([] { F::conv2d(zeros({4, 8, 8}), zeros({8, 3, 3, 3})); }, e.at("unbatched_channels"));
+  expect_error_json(
+      [&] {
+        F::conv_transpose2d(z64({1, 3, 8, 8}), zeros({3, 8, 3, 3}));
+      },
+      e.at("transposed_double_input"));
+  expect_error_json(
+      [&] {
+        F::conv_transpose2d(zeros({1, 3, 8, 8}), zeros({3, 8, 3, 3}), z64({8}));
+      },
+      e.at("transposed_double_bias"));
+  expect_error_json(
+      [] {
+        F::conv_transpose2d(zeros({4, 8, 8}), zeros({3, 8, 3, 3}));
+      },
+      e.at("transposed_unbatched_channels"));
+  // Integer tensors of one dtype: PyTorch convolves them; Kindling says plainly that it does not.
+  expect_error<Error>(
+      [] {
+        F::conv2d(zeros({1, 3, 8, 8}, kInt64), zeros({8, 3, 3, 3}, kInt64));
+      },
+      "conv2d: Kindling convolves float32 and float64 tensors, not Long");
+}
+
 TEST(EngineLayers, PoolingMatchesPyTorch) {
   const std::vector<std::pair<std::string, std::function<Tensor(const Tensor&)>>> pools = {
       {"maxpool_2", [](const Tensor& t) { return nn::MaxPool2d(2)(t); }},
