@@ -586,6 +586,31 @@ class MulConstant(torch.autograd.Function):
         return grad_output * ctx.constant, None
 
 
+class ShapedGrad(torch.autograd.Function):
+    """Returns a gradient of a given shape: PyTorch sums one the input's shape expands to back to that shape,
+    and refuses any other."""
+
+    @staticmethod
+    def forward(ctx, x, shape):
+        ctx.shape = shape
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        return torch.ones(ctx.shape, dtype=grad_output.dtype), None
+
+
+_shaped = []
+for _xs, _gs in (((2,), (3, 2)), ((2, 1), (2, 3)), ((), (3,)), ((2,), (3,)), ((2,), (1,)), ((2, 3), (6,)),
+                 ((2, 3), (3,))):
+    _sx = torch.zeros(_xs, dtype=torch.float64, requires_grad=True)
+    try:
+        ShapedGrad.apply(_sx, _gs).sum().backward()
+        _shaped.append({"x": list(_xs), "grad": list(_gs), "x_grad": values(_sx.grad)})
+    except RuntimeError as _e:
+        _shaped.append({"x": list(_xs), "grad": list(_gs), "error_tail": str(_e)[str(_e).index(" returned"):]})
+cases["custom_grad_shapes"] = _shaped
+
 _in, _wt, _bias = d(4, 3), d(2, 3, scale=5.0), d(2, scale=3.0)
 _out = LinearFunction.apply(_in, _wt, _bias)
 _out.backward(dir64([4, 2]))

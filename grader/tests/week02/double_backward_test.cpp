@@ -282,6 +282,40 @@ TEST(EngineCustomFunction, BackwardMustReturnOneGradientPerForwardArgument) {
                     "not a Variable");
 }
 
+// A backward may return a gradient of a larger shape that the input's expands to (it is summed
+// back), and nothing else, as PyTorch's validate_outputs decides.
+TEST(EngineCustomFunction, AGradientOfAnotherShapeIsSummedBackOrRefusedAsPyTorchDoes) {
+  struct ShapedGrad : autograd::Function<ShapedGrad> {
+    static Tensor forward(autograd::AutogradContext* ctx, Tensor x, std::vector<std::int64_t> shape) {
+      ctx->saved_data["rank"] = static_cast<std::int64_t>(shape.size());
+      for (std::size_t k = 0; k < shape.size(); ++k) ctx->saved_data["size" + std::to_string(k)] = shape[k];
+      return x * 2;
+    }
+    static TensorList backward(autograd::AutogradContext* ctx, TensorList g) {
+      Shape shape;
+      for (std::int64_t k = 0; k < ctx->saved_data["rank"].toInt(); ++k)
+        shape.push_back(ctx->saved_data["size" + std::to_string(k)].toInt());
+      return {ones(shape, g[0].dtype()), Tensor()};
+    }
+  };
+  for (const auto& c : oracle_json("custom_grad_shapes")) {
+    const auto xs = c["x"].get<std::vector<std::int64_t>>(), gs = c["grad"].get<std::vector<std::int64_t>>();
+    SCOPED_TRACE("x " + to_string(xs) + ", gradient " + to_string(gs));
+    const Tensor x = zeros(xs, kFloat64).requires_grad_();
+    if (c.contains("x_grad")) {
+      ShapedGrad::apply(x, gs).sum().backward();
+      expect_values(x.grad(), values_from_json(c["x_grad"]));
+      continue;
+    }
+    try {
+      ShapedGrad::apply(x, gs).sum().backward();
+      ADD_FAILURE() << "did not throw";
+    } catch (const Error& e) {
+      EXPECT_TRUE(std::string(e.what()).ends_with(c["error_tail"].get<std::string>())) << e.what();
+    }
+  }
+}
+
 TEST(EngineCustomFunction, RecordsNothingWhenNoInputRequiresGradOrUnderNoGrad) {
   const Tensor plain = ones({2, 3}, kFloat64);
   EXPECT_FALSE(MulConstant::apply(plain, 2.0).requires_grad());

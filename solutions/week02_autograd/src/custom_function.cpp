@@ -99,11 +99,16 @@ TensorList CustomNode::apply(const Tensor& grad) {
   }
   for (std::size_t i = 0; i < grads.size(); ++i) {
     if (!grads[i].defined() || !needs_input_grad(i)) continue;
+    // PyTorch's rule (validate_outputs): the input's shape must expand to the gradient's, which the
+    // engine then sums back to the input's shape (call_node); a gradient of [3] for an input of [2],
+    // or of [6] for [2, 3], is an error.
     const IntArrayRef want = next_edges()[i].fn->output_sizes();
-    KINDLING_CHECK(grads[i].sizes().equals(want) || numel_of(want) == grads[i].numel() ||
-                       grads[i].dim() <= static_cast<std::int64_t>(want.size()),
-                   "Function ", name(), " returned an invalid gradient at index ", i, " - got ",
-                   to_string(grads[i].sizes()), " but expected shape compatible with ", to_string(want));
+    const IntArrayRef got = grads[i].sizes();
+    bool expandable = want.size() <= got.size();
+    for (std::size_t k = 1; expandable && k <= want.size(); ++k)
+      expandable = want[want.size() - k] == got[got.size() - k] || want[want.size() - k] == 1;
+    KINDLING_CHECK(expandable, "Function ", name(), " returned an invalid gradient at index ", i, " - got ",
+                   to_string(got), " but expected shape compatible with ", to_string(want));
   }
   return grads;
 }
