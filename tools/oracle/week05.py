@@ -418,6 +418,9 @@ cases["linear_errors"] = {
                                                  start_factor=1.5)),
     "end": error(lambda: lr_scheduler.LinearLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1),
                                                end_factor=-0.5)),
+    # accepted by the constructor; the first step divides by total_iters * start_factor
+    "start_zero": error(lambda: lr_scheduler.LinearLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1),
+                                                      start_factor=0.0).step()),
 }
 
 

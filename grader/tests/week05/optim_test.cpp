@@ -555,4 +555,6 @@ TEST(EngineSchedulers, LinearLRArgumentErrorsAreThoseOfPyTorch) {
   SGD opt({p}, SGD::Config{.lr = 0.1});
   expect_error_json([&] { LinearLR s(opt, 1.5, 1.0, 5); }, errors.at("start"));
   expect_error_json([&] { LinearLR s(opt, 0.5, -0.5, 5); }, errors.at("end"));
+  // PyTorch fails at the first step, Kindling at construction, in the same words (not a NaN rate).
+  expect_error_json([&] { LinearLR s(opt, 0.0, 1.0, 5); }, errors.at("start_zero"));
 }

@@ -55,11 +55,14 @@ std::vector<double> CosineAnnealingLR::closed_form_lr() const {
 
 LinearLR::LinearLR(Optimizer& optimizer, double start_factor, double end_factor, std::int64_t total_iters)
     : LRScheduler(optimizer), start_factor_(start_factor), end_factor_(end_factor), total_iters_(total_iters) {
-  KINDLING_CHECK_AS(ValueError, total_iters > 0, "total_iters must be a positive number of epochs, got ", total_iters);
   KINDLING_CHECK_AS(ValueError, start_factor >= 0 && start_factor <= 1,
                     "Starting multiplicative factor expected to be between 0 and 1.");
   KINDLING_CHECK_AS(ValueError, end_factor >= 0 && end_factor <= 1,
                     "Ending multiplicative factor expected to be between 0 and 1.");
+  KINDLING_CHECK_AS(ValueError, total_iters > 0, "total_iters must be a positive number of epochs, got ", total_iters);
+  // PyTorch accepts a start_factor of 0 and divides by total_iters * start_factor at the first step
+  // (ZeroDivisionError); Kindling refuses at once, in those words, where the rate would become NaN.
+  KINDLING_CHECK(start_factor > 0, "float division by zero");
   initial_step();
 }
 

@@ -161,7 +161,8 @@ class CosineAnnealingLR : public LRScheduler {
 /// total_iters epochs: the usual warm-up. (Task week05.cosine_schedule.)
 class LinearLR : public LRScheduler {
  public:
-  /// Ramps the factor; PyTorch's ValueErrors for factors outside (0, 1] and [0, 1].
+  /// Ramps the factor; PyTorch's ValueErrors for factors outside [0, 1], then Error "float division
+  /// by zero" for a start_factor of 0 (PyTorch's ZeroDivisionError at the first step).
   LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0, std::int64_t total_iters = 5);
   /// Adds "start_factor", "end_factor" and "total_iters".
   SchedulerState state_dict() const override;
