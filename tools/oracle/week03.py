@@ -307,6 +307,14 @@ cases["bn1d_cumulative"] = {"running_mean": values(bn1.running_mean), "running_v
 cases["bn2d_rank"] = error(lambda: nn.BatchNorm2d(3)(torch.zeros(2, 3, 4)))
 cases["bn1d_rank"] = error(lambda: nn.BatchNorm1d(3)(torch.zeros(2, 3, 4, 4)))
 cases["bn1d_single"] = error(lambda: nn.BatchNorm1d(3)(torch.zeros(1, 3)))
+# A per-channel tensor of the wrong length is named: running_mean, running_var, weight, then bias.
+_bx = torch.zeros(2, 4, 5, 5)
+cases["bn_channel_errors"] = {
+    "weight": error(lambda: F.batch_norm(_bx, None, None, torch.ones(3), torch.ones(4), training=True)),
+    "bias": error(lambda: F.batch_norm(_bx, None, None, torch.ones(4), torch.ones(3), training=True)),
+    "running_var": error(lambda: F.batch_norm(_bx, torch.zeros(4), torch.ones(3), training=True)),
+    "running_mean_first": error(lambda: F.batch_norm(_bx, torch.zeros(3), torch.ones(4), torch.ones(3), training=True)),
+}
 
 # ---- interpolate --------------------------------------------------------------------------------------------------------
 interps = {

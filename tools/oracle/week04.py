@@ -46,6 +46,10 @@ cases["random_len"] = {"default": len(RandomSampler(range(5))),
                        "more_than_n": len(RandomSampler(range(5), num_samples=12))}
 cases["weighted_num_samples"] = error(lambda: WeightedRandomSampler([1.0, 2.0], 0))
 cases["random_num_samples"] = error(lambda: RandomSampler(range(5), num_samples=0))
+# TensorDataset indexes its tensors: a negative index counts from the end, one out of range is theirs to refuse.
+_tds = TensorDataset(torch.arange(3.0), torch.arange(3))
+cases["tensor_dataset_index"] = {"last": float(_tds[-1][0]), "too_big": error(lambda: _tds[5]),
+                                 "too_negative": error(lambda: _tds[-4])}
 # An empty dataset with num_samples given: PyTorch fails when the epoch starts (Kindling at construction).
 cases["random_empty_replacement"] = error(lambda: list(RandomSampler(range(0), replacement=True, num_samples=5)))
 cases["random_empty"] = error(lambda: list(RandomSampler(range(0), num_samples=5)))

@@ -81,8 +81,10 @@ Tensor batch_norm(const Tensor& x, const Tensor& running_mean, const Tensor& run
                   const Tensor& bias, bool training, double momentum, double eps) {
   KINDLING_CHECK(x.dim() >= 2, "batch_norm expects an input with at least 2 dims (N, C, ...), got ", x.dim());
   const std::int64_t C = x.sizes()[1];
-  for (const Tensor* t : {&running_mean, &running_var, &weight, &bias})
-    if (t->defined()) KINDLING_CHECK(t->numel() == C, "running_mean should contain ", C, " elements not ", t->numel());
+  const std::pair<const Tensor*, const char*> per_channel[] = {
+      {&running_mean, "running_mean"}, {&running_var, "running_var"}, {&weight, "weight"}, {&bias, "bias"}};
+  for (const auto& [t, name] : per_channel)
+    if (t->defined()) KINDLING_CHECK(t->numel() == C, name, " should contain ", C, " elements not ", t->numel());
   Shape reduce{0}, channel_shape(static_cast<std::size_t>(x.dim()), 1);
   for (std::int64_t d = 2; d < x.dim(); ++d) reduce.push_back(d);
   channel_shape[1] = C;

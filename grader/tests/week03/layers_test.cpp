@@ -473,6 +473,12 @@ TEST(EngineLayers, BatchNormErrors) {
   expect_oracle_error([] { nn::BatchNorm2d(3)(zeros({2, 3, 4})); }, "bn2d_rank");
   expect_oracle_error([] { nn::BatchNorm1d(3)(zeros({2, 3, 4, 4})); }, "bn1d_rank");
   expect_oracle_error([] { nn::BatchNorm1d(3)(zeros({1, 3})); }, "bn1d_single");
+  const auto& e = oracle_json("bn_channel_errors");
+  const Tensor x = zeros({2, 4, 5, 5});
+  expect_error_json([&] { F::batch_norm(x, {}, {}, ones({3}), ones({4}), true); }, e.at("weight"));
+  expect_error_json([&] { F::batch_norm(x, {}, {}, ones({4}), ones({3}), true); }, e.at("bias"));
+  expect_error_json([&] { F::batch_norm(x, zeros({4}), ones({3}), {}, {}, true); }, e.at("running_var"));
+  expect_error_json([&] { F::batch_norm(x, zeros({3}), ones({4}), ones({3}), {}, true); }, e.at("running_mean_first"));
 }
 
 TEST(EngineLayers, InterpolateMatchesPyTorch) {

@@ -633,6 +633,13 @@ TEST(EngineDataLoaderOptions, LengthFollowsPyTorch) {
 TEST(EngineDatasets, TensorSubsetAndConcat) {
   auto a = std::make_shared<data::TensorDataset>(TensorList{arange(5, kFloat32)});
   auto b = std::make_shared<data::TensorDataset>(TensorList{arange(5, 8, 1, kFloat32)});
+  // TensorDataset indexes its tensors, as PyTorch's does.
+  const auto& index = oracle_json("tensor_dataset_index");
+  EXPECT_EQ(a->get(-1)[0].item<float>(), 4.0f);
+  auto three = std::make_shared<data::TensorDataset>(TensorList{arange(3, kFloat32), arange(3, kInt64)});
+  EXPECT_EQ(three->get(-1)[0].item<float>(), index["last"].get<float>());
+  expect_error_json([&] { three->get(5); }, index.at("too_big"));
+  expect_error_json([&] { three->get(-4); }, index.at("too_negative"));
   data::ConcatDataset both({a, b});
   EXPECT_EQ(both.size(), 8);
   EXPECT_EQ(both.get(6)[0].item<float>(), 6.0f);

@@ -21,8 +21,12 @@ TensorDataset::TensorDataset(TensorList tensors) : tensors_(std::move(tensors)) 
   for (const Tensor& t : tensors_) KINDLING_CHECK(t.sizes()[0] == size_, "Size mismatch between tensors");
 }
 
+// Indexing the tensors, as PyTorch's TensorDataset does: a negative index counts from the end, and
+// one out of range is the tensors' own IndexError.
 Example TensorDataset::get(std::int64_t index) {
-  check_index(index, size_);
+  KINDLING_CHECK_AS(IndexError, index >= -size_ && index < size_, "index ", index,
+                    " is out of bounds for dimension 0 with size ", size_);
+  if (index < 0) index += size_;
   Example e;
   e.reserve(tensors_.size());
   for (const Tensor& t : tensors_) e.push_back(t.select(0, index));

@@ -42,7 +42,8 @@ class TensorDataset : public Dataset {
  public:
   /// The tensors, all with the same size(0).
   explicit TensorDataset(TensorList tensors);
-  /// {t.select(0, index) for each tensor} (views, no copy).
+  /// {t.select(0, index) for each tensor} (views, no copy); a negative index counts from the end;
+  /// IndexError "index 5 is out of bounds for dimension 0 with size 3" outside [-size, size).
   Example get(std::int64_t index) override;
   /// size(0) of the tensors.
   std::int64_t size() const override { return size_; }
