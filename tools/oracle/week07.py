@@ -123,6 +123,7 @@ with tempfile.TemporaryDirectory() as d:
     ddp = torch.nn.parallel.DistributedDataParallel(TwoHeads())
     ddp(torch.ones(4, 3)).sum().backward()
     cases["unused_parameter"] = error(lambda: ddp(torch.ones(4, 3)))
+    cases["zero_no_parameters"] = error(lambda: ZeroRedundancyOptimizer([], optimizer_class=torch.optim.SGD, lr=0.1))
     dist.destroy_process_group()
 
 os.makedirs(os.path.dirname(OUT), exist_ok=True)

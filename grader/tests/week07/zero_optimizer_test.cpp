@@ -66,6 +66,12 @@ void expect_one_adam(ProcessGroup& g, int steps) {
 }
 }  // namespace
 
+TEST(EngineZeroRedundancyOptimizer, NoParametersIsPyTorchsValueError) {
+  run_ranks(1, [](ProcessGroup& g) {
+    expect_oracle_error([&] { ZeroRedundancyOptimizer zero(g, {}, adam); }, "zero_no_parameters");
+  });
+}
+
 TEST(week07_zero_optimizer, ThePartitionIsZeroRedundancyOptimizers) {
   for (const auto& c : oracle_json("zero_partition")) {
     std::vector<Tensor> params;

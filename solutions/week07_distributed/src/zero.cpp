@@ -12,8 +12,7 @@ namespace kindling::distributed {
 ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(ProcessGroup& group, std::vector<Tensor> params,
                                                  const OptimizerFactory& make_optimizer)
     : group_(group), params_(std::move(params)) {
-  KINDLING_CHECK_AS(DistributedError, !params_.empty(),
-                    "ZeroRedundancyOptimizer: optimizer got an empty parameter list");
+  KINDLING_CHECK_AS(ValueError, !params_.empty(), "ZeroRedundancyOptimizer got an empty parameter list");
   KINDLING_CHECK_AS(DistributedError, static_cast<bool>(make_optimizer),
                     "ZeroRedundancyOptimizer: expected a function that makes the local optimizer");
   partition_ = partition_parameters(params_, group.size());

@@ -31,7 +31,8 @@ class ZeroRedundancyOptimizer {
  public:
   /// Builds an optimizer over the parameters this rank owns (none, when it owns none).
   using OptimizerFactory = std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)>;
-  /// Partitions `params` over the group's ranks and builds this rank's optimizer.
+  /// Partitions `params` over the group's ranks and builds this rank's optimizer. Throws ValueError
+  /// "ZeroRedundancyOptimizer got an empty parameter list" (PyTorch's words) for no parameters.
   ZeroRedundancyOptimizer(ProcessGroup& group, std::vector<Tensor> params, const OptimizerFactory& make_optimizer);
 
   /// One update of every parameter on every rank: this rank's optimizer steps its own parameters,
