@@ -612,6 +612,17 @@ cases["rnn_cell_wrong_hidden"] = error(lambda: nn.RNNCell(3, 4)(torch.zeros(2, 3
 cases["gru_wrong_hidden"] = error(lambda: nn.GRU(3, 4)(torch.zeros(5, 2, 3), torch.zeros(1, 3, 4)))
 cases["pack_not_sorted"] = error(
     lambda: nn.utils.rnn.pack_padded_sequence(torch.zeros(5, 3, 2), torch.tensor([3, 5, 2])))
+# States of the wrong rank (an LSTM's two checked together) and an LSTM cell's states, both labelled hidden0.
+with torch.random.fork_rng():  # the layers' initial weights draw nothing the cases above or below see
+    _z = torch.zeros
+    cases["rnn_state_errors"] = {
+        "lstm_hx_2d": error(lambda: nn.LSTM(3, 4)(_z(5, 2, 3), (_z(2, 4), _z(1, 2, 4)))),
+        "lstm_both_2d": error(lambda: nn.LSTM(3, 4)(_z(5, 2, 3), (_z(2, 4), _z(2, 4)))),
+        "lstm_unbatched_3d": error(lambda: nn.LSTM(3, 4)(_z(5, 3), (_z(1, 1, 4), _z(1, 1, 4)))),
+        "gru_hx_2d": error(lambda: nn.GRU(3, 4)(_z(5, 2, 3), _z(2, 4))),
+        "lstm_cell_cx_batch": error(lambda: nn.LSTMCell(3, 4)(_z(2, 3), (_z(2, 4), _z(3, 4)))),
+        "lstm_cell_hx_1d": error(lambda: nn.LSTMCell(3, 4)(_z(2, 3), (_z(4), _z(2, 4)))),
+    }
 
 cases["rnn_reprs"] = {
     "lstm": repr(nn.LSTM(10, 20, num_layers=2, batch_first=True, bidirectional=True)),

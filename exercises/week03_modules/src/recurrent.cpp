@@ -248,6 +248,13 @@ std::tuple<Tensor, Tensor, Tensor> RNNBase::run(const Tensor& input, const Tenso
   const Tensor x = !batched ? input.unsqueeze(1) : options.batch_first ? input.transpose(0, 1) : input;
   const std::int64_t directions = options.bidirectional ? 2 : 1;
   const Shape expected = {options.num_layers * directions, x.size(1), hidden_size};
+  // An LSTM's two states are checked together, in PyTorch's words.
+  if (mode == "LSTM" && h0.defined() && c0.defined()) {
+    const std::int64_t rank = batched ? 3 : 2;
+    KINDLING_CHECK(h0.dim() == rank && c0.dim() == rank, "For ", batched ? "batched" : "unbatched", " ", rank,
+                   "-D input, hx and cx should also be ", rank, "-D but got (", h0.dim(), "-D, ", c0.dim(),
+                   "-D) tensors");
+  }
   auto state = [&](const Tensor& given, const char* what) {
     if (given.defined())
       KINDLING_CHECK(given.dim() == (batched ? 3 : 2), "For ", batched ? "batched" : "unbatched", " ", batched ? 3 : 2,
@@ -402,17 +409,19 @@ CellInput cell_input(const RNNCellBase& cell, const std::string& name, const Ten
   const Tensor x = batched ? input : input.unsqueeze(0);
   KINDLING_CHECK(x.size(1) == cell.input_size, "input has inconsistent input_size: got ", x.size(1), " expected ",
                  cell.input_size);
-  auto state = [&](const Tensor& s, const char* label) {
+  auto state = [&](const Tensor& s) {
     if (!s.defined()) return zeros({x.size(0), cell.hidden_size}, TensorOptions(x.dtype()).device(x.device()));
     const Tensor b = batched ? s : s.unsqueeze(0);
-    KINDLING_CHECK(b.dim() == 2, "hidden", label, " must be ", batched ? 2 : 1, "-D, got ", s.dim(), "-D");
-    KINDLING_CHECK(b.size(0) == x.size(0), "Input batch size ", x.size(0), " doesn't match hidden", label,
-                   " batch size ", b.size(0));
-    KINDLING_CHECK(b.size(1) == cell.hidden_size, "hidden", label, " has inconsistent hidden_size: got ", b.size(1),
+    // PyTorch 1.13 labels both of an LSTM cell's states "hidden0", and compares the batch first
+    // (a 1-D state for a batch reads as a batch-size mismatch).
+    KINDLING_CHECK(b.dim() >= 1 && b.size(0) == x.size(0), "Input batch size ", x.size(0),
+                   " doesn't match hidden0 batch size ", b.dim() >= 1 ? b.size(0) : 0);
+    KINDLING_CHECK(b.dim() == 2, "hidden0 must be ", batched ? 2 : 1, "-D, got ", s.dim(), "-D");
+    KINDLING_CHECK(b.size(1) == cell.hidden_size, "hidden0 has inconsistent hidden_size: got ", b.size(1),
                    ", expected ", cell.hidden_size);
     return b;
   };
-  return {x, state(hx, "0"), name == "LSTMCell" ? state(cx, "1") : Tensor(), batched};
+  return {x, state(hx), name == "LSTMCell" ? state(cx) : Tensor(), batched};
 }
 }  // namespace
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 
+#include "oracle_json.hpp"
 #include "week03_support.hpp"
 
 using namespace kindling;
@@ -177,6 +178,25 @@ TEST(EngineRecurrent, BadInputGetsPyTorchsErrors) {
         nn::RNNCell(3, 4).forward_with_state(zeros({2, 3}), zeros({3, 4}));
       },
       "rnn_cell_wrong_hidden");
+  // States of the wrong rank, an LSTM's two checked together; an LSTM cell's states both read "hidden0".
+  const auto& e = oracle_json("rnn_state_errors");
+  const auto lstm = [](const Tensor& x, const Tensor& h, const Tensor& c) {
+    nn::LSTM(3, 4).forward_with_state(x, std::make_tuple(h, c));
+  };
+  expect_error_json([&] { lstm(zeros({5, 2, 3}), zeros({2, 4}), zeros({1, 2, 4})); }, e.at("lstm_hx_2d"));
+  expect_error_json([&] { lstm(zeros({5, 2, 3}), zeros({2, 4}), zeros({2, 4})); }, e.at("lstm_both_2d"));
+  expect_error_json([&] { lstm(zeros({5, 3}), zeros({1, 1, 4}), zeros({1, 1, 4})); }, e.at("lstm_unbatched_3d"));
+  expect_error_json([] { nn::GRU(3, 4).forward_with_state(zeros({5, 2, 3}), zeros({2, 4})); }, e.at("gru_hx_2d"));
+  expect_error_json(
+      [] {
+        nn::LSTMCell(3, 4).forward_with_state(zeros({2, 3}), std::make_tuple(zeros({2, 4}), zeros({3, 4})));
+      },
+      e.at("lstm_cell_cx_batch"));
+  expect_error_json(
+      [] {
+        nn::LSTMCell(3, 4).forward_with_state(zeros({2, 3}), std::make_tuple(zeros({4}), zeros({2, 4})));
+      },
+      e.at("lstm_cell_hx_1d"));
 }
 
 TEST(EngineRecurrent, ReprsAndParameterLayoutArePyTorchs) {
