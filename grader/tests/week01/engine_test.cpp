@@ -273,6 +273,7 @@ TEST(EngineJoin, EinsumMatchesPyTorch) {
   expect_values(einsum("i,j->ij", {x[0][0], x[1][1]}), oracle_values("einsum_outer"));
   expect_values(einsum("bij->j", {x}), oracle_values("einsum_sum"));
   expect_values(einsum("ij,jk", {a, b}), oracle_values("einsum_implicit"));
+  expect_oracle_error([] { (void)einsum("ij,kk->ik", {ones({2, 2}), ones({3, 2})}); }, "einsum_repeated_error");
 }
 
 TEST(EngineFactory, RangesAndListsMatchPyTorch) {

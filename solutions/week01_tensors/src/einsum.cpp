@@ -19,12 +19,12 @@ struct Term {
 };
 
 // "ii" -> the diagonal, as a strided view (stride = sum of the two strides).
-Term take_diagonals(Tensor t, std::string letters) {
+Term take_diagonals(Tensor t, std::string letters, std::size_t operand) {
   for (std::size_t i = 0; i < letters.size(); ++i) {
     for (std::size_t j = letters.size(); j-- > i + 1;) {
       if (letters[j] != letters[i]) continue;
-      KINDLING_CHECK(t.sizes()[i] == t.sizes()[j], "einsum(): subscript ", letters[i],
-                     " is repeated for operand but the sizes don't match, ", t.sizes()[j], " != ", t.sizes()[i]);
+      KINDLING_CHECK(t.sizes()[i] == t.sizes()[j], "einsum(): subscript ", letters[i], " is repeated for operand ",
+                     operand, " but the sizes don't match, ", t.sizes()[j], " != ", t.sizes()[i]);
       Shape sizes = t.sizes().vec(), strides = t.strides().vec();
       strides[i] += strides[j];
       sizes.erase(sizes.begin() + static_cast<std::ptrdiff_t>(j));
@@ -114,7 +114,7 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
   auto in_out = [&out](char c) { return out.find(c) != std::string::npos; };
 
   std::vector<Term> ops;
-  for (std::size_t k = 0; k < operands.size(); ++k) ops.push_back(take_diagonals(operands[k], terms[k]));
+  for (std::size_t k = 0; k < operands.size(); ++k) ops.push_back(take_diagonals(operands[k], terms[k], k));
   if (ops.size() == 1) {
     const Term r = sum_out(ops[0], in_out);
     return r.t.permute(positions(r.letters, out));
