@@ -92,6 +92,13 @@ Tensor einsum(std::string_view equation, const TensorList& operands) {
       const char c = terms[k][i];
       ++count[c];
       const std::int64_t s = operands[k].sizes()[i];
+      // A subscript repeated within the operand (a diagonal) is checked against its first place there,
+      // before the other operands' sizes, as PyTorch checks it.
+      if (const std::size_t first = terms[k].find(c); first < i) {
+        KINDLING_CHECK(s == operands[k].sizes()[first], "einsum(): subscript ", c, " is repeated for operand ", k,
+                       " but the sizes don't match, ", s, " != ", operands[k].sizes()[first]);
+        continue;
+      }
       auto [it, fresh] = size_of.emplace(c, s);
       KINDLING_CHECK(fresh || it->second == s || it->second == 1 || s == 1, "einsum(): subscript ", c, " has size ", s,
                      " for operand ", k, " which does not broadcast with previously seen size ", it->second);
