@@ -204,6 +204,9 @@ cases["cat_zero_dim_error"] = error(lambda: torch.cat([torch.ones(2, 2), torch.o
 cases["flip_duplicate_error"] = error(lambda: torch.ones(2, 3).flip([1, -1]))
 cases["relu_bool_error"] = error(lambda: torch.relu(torch.tensor([True])))
 cases["slice_step_zero_error"] = error(lambda: torch.ones(3)[::0])
+cases["addmm_mat1_rank_error"] = error(lambda: torch.addmm(torch.ones(2, 4), torch.ones(3), torch.ones(3, 4)))
+cases["addmm_dtype_before_rank_error"] = error(lambda: torch.addmm(torch.ones(2, 4), torch.ones(3),
+                                                                   torch.ones(3, 4, dtype=torch.float64)))
 cases["einsum_repeated_error"] = error(lambda: torch.einsum("ij,kk->ik", torch.ones(2, 2), torch.ones(3, 2)))
 _f32, _f64 = torch.ones(2, 3), torch.ones(3, 4, dtype=torch.float64)
 cases["bmm_dtype_error"] = error(lambda: torch.bmm(torch.ones(2, 2, 3), torch.ones(2, 3, 4, dtype=torch.float64)))

@@ -201,6 +201,10 @@ cases["conv_dtype_errors"] = {
     "transposed_double_input": error(lambda: F.conv_transpose2d(_c64(1, 3, 8, 8), _c32(3, 8, 3, 3))),
     "transposed_double_bias": error(lambda: F.conv_transpose2d(_c32(1, 3, 8, 8), _c32(3, 8, 3, 3), _c64(8))),
     "transposed_unbatched_channels": error(lambda: F.conv_transpose2d(_c32(4, 8, 8), _c32(3, 8, 3, 3))),
+    # the input's dtype against the weight's comes after the shapes' checks
+    "channels_before_weight_dtype": error(lambda: F.conv2d(_c32(1, 4, 8, 8), _c64(8, 3, 3, 3))),
+    "bias_size_before_weight_dtype": error(lambda: F.conv2d(_c32(1, 3, 8, 8), _c64(8, 3, 3, 3), _c32(4))),
+    "transposed_channels_before_dtype": error(lambda: F.conv_transpose2d(_c32(1, 4, 8, 8), _c64(3, 8, 3, 3))),
 }
 cases["conv_out_groups_divide"] = error(lambda: nn.Conv2d(4, 3, 3, groups=2))
 # output sizes: (in, kernel, stride, padding, dilation, ceil_mode) -> out

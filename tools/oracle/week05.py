@@ -227,7 +227,11 @@ cases["nll_shape_errors"] = {
     "weight_3d_input": error(lambda: F.nll_loss(torch.zeros(3, 5, 4), _long(3, 4), weight=torch.ones(2))),
     "ce_column_target": error(lambda: F.cross_entropy(torch.zeros(3, 5), torch.tensor([[1], [0], [4]]))),
     "ce_weight_length": error(lambda: F.cross_entropy(torch.zeros(3, 5), torch.tensor([1, 0, 2]), weight=torch.ones(3))),
+    "ce_unbatched_weight_length": error(lambda: F.cross_entropy(torch.zeros(5), torch.tensor(1), weight=torch.ones(3))),
+    "weight_4d_before_size": error(lambda: F.nll_loss(torch.zeros(3, 5, 4, 2), _long(3, 4, 3), weight=torch.ones(2))),
 }
+# A 1-D input with a 1-D target of its length is a batch, not a mistake.
+cases["nll_one_example_batch"] = {"loss": float(F.nll_loss(torch.zeros(1), torch.tensor([0])))}
 
 # ---- one_hot ---------------------------------------------------------------------------------------------------
 one_hot = []

@@ -604,16 +604,18 @@ void check_scalar_types(const Tensor& a, const Tensor& b) {
                  dtype_short_name(b.dtype()));
 }
 
-// mm's checks, in PyTorch's order. addmm (`self` given) compares the dtypes before the shapes, in
-// its own words ("self and mat2", then "mat1 and mat2"): what nn::Linear with a bias reports for
-// an input of the wrong dtype.
+// mm's checks, in PyTorch's order. addmm (`self` given) compares the dtypes before anything else,
+// in its own words ("self and mat2", then "mat1 and mat2": what nn::Linear with a bias reports for
+// an input of the wrong dtype), and words its rank checks its own way.
 void check_mm(const Tensor& a, const Tensor& b, const Tensor* self = nullptr) {
-  KINDLING_CHECK(a.dim() == 2, "self must be a matrix");
-  KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix");
   if (self) {
     KINDLING_CHECK(self->dtype() == b.dtype(), "self and mat2 must have the same dtype");
     KINDLING_CHECK(a.dtype() == b.dtype(), "mat1 and mat2 must have the same dtype");
+    KINDLING_CHECK(a.dim() == 2, "mat1 must be a matrix, got ", a.dim(), "-D tensor");
+    KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix, got ", b.dim(), "-D tensor");
   }
+  KINDLING_CHECK(a.dim() == 2, "self must be a matrix");
+  KINDLING_CHECK(b.dim() == 2, "mat2 must be a matrix");
   KINDLING_CHECK(a.sizes()[1] == b.sizes()[0], "mat1 and mat2 shapes cannot be multiplied (", dims_of(a), " and ",
                  dims_of(b), ")");
   check_scalar_types(a, b);

@@ -893,10 +893,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   KINDLING_CHECK(padding.h >= 0 && padding.w >= 0, "negative padding is not supported");
   KINDLING_CHECK(dilation.h > 0 && dilation.w > 0, "dilation should be greater than zero");
   // The dtypes, in PyTorch's order and words: the bias's against the input's (named as C++ names
-  // the types), then the input's against the weight's.
+  // the types) before the shapes; the input's against the weight's after them.
   KINDLING_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "Input type (", cpp_type_name(input.dtype()),
                  ") and bias type (", cpp_type_name(bias.dtype()), ") should be the same");
-  check_input_and_weight_dtypes(input, weight, "conv2d");
   const bool batched = input.dim() == 4;
   const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
   const auto ws = weight.sizes();
@@ -915,6 +914,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Pai
   KINDLING_CHECK(g.H + 2 * g.ph >= eff_h && g.W + 2 * g.pw >= eff_w, "Calculated padded input size per channel: (",
                  g.H + 2 * g.ph, " x ", g.W + 2 * g.pw, "). Kernel size: (", eff_h, " x ", eff_w,
                  "). Kernel size can't be greater than actual input size");
+  check_input_and_weight_dtypes(input, weight, "conv2d");
   g.OH = conv_output_size(g.H, g.kh, g.sh, g.ph, g.dh);
   g.OW = conv_output_size(g.W, g.kw, g.sw, g.pw, g.dw);
 
@@ -983,10 +983,6 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
                  "output padding must be smaller than either stride or dilation, but got output_padding_height: ",
                  output_padding.h, " output_padding_width: ", output_padding.w, " stride_height: ", stride.h,
                  " stride_width: ", stride.w, " dilation_height: ", dilation.h, " dilation_width: ", dilation.w);
-  check_input_and_weight_dtypes(input, weight, "conv_transpose2d");
-  // The transposed convolution compares its bias with the input in the same words.
-  KINDLING_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "expected scalar type ",
-                 dtype_short_name(input.dtype()), " but found ", dtype_short_name(bias.dtype()));
   const bool batched = input.dim() == 4;
   const Tensor x = (batched ? input : input.unsqueeze(0)).contiguous();
   const auto ws = weight.sizes();
@@ -1005,6 +1001,10 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
     KINDLING_CHECK(bias.dim() == 1 && bias.sizes()[0] == g.C, "Given transposed=1, weight of size ", to_string(ws),
                    ", expected bias to be 1-dimensional with ", g.C, " elements, but got bias of size ",
                    to_string(bias.sizes()), " instead");
+  // The dtypes after the shapes, in the same words for the weight and the bias.
+  check_input_and_weight_dtypes(input, weight, "conv_transpose2d");
+  KINDLING_CHECK(!bias.defined() || bias.dtype() == input.dtype(), "expected scalar type ",
+                 dtype_short_name(input.dtype()), " but found ", dtype_short_name(bias.dtype()));
   const ScalarType dtype = x.dtype();
   const Device device = kindling::detail::common_device({&x, &weight, &bias});
   const std::int64_t NL = g.N * g.L();

@@ -24,8 +24,10 @@ void check_nll_shapes(const Tensor& input, const Tensor& target, const Tensor& w
   const std::int64_t d = input.dim();
   if (d <= 2) {  // nll_loss proper
     KINDLING_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
-    KINDLING_CHECK(d != 1 || target.dim() == 0, "size mismatch (got input: ", to_string(input.sizes()),
-                   ", target: ", to_string(target.sizes()), ")");
+    const bool no_batch_dim = d == 1 && target.dim() == 0;
+    KINDLING_CHECK(no_batch_dim || (target.dim() == 1 && input.size(0) == target.size(0)),
+                   "size mismatch (got input: ", to_string(input.sizes()), ", target: ", to_string(target.sizes()),
+                   ")");
     const std::int64_t classes = input.size(d - 1);
     KINDLING_CHECK(!weight.defined() || (weight.dim() == 1 && weight.numel() == classes),
                    "weight tensor should be defined either for all ", classes,
@@ -36,9 +38,12 @@ void check_nll_shapes(const Tensor& input, const Tensor& target, const Tensor& w
     KINDLING_CHECK(
         target.dim() == 3,
         "only batches of spatial targets supported (3D tensors) but got targets of dimension: ", target.dim());
+    KINDLING_CHECK(!weight.defined() || weight.numel() == input.size(1),
+                   "weight tensor should be defined either for all or no classes");  // before the sizes, as nll_loss2d
     KINDLING_CHECK(
         target.size(0) == input.size(0) && target.size(1) == input.size(2) && target.size(2) == input.size(3),
         "size mismatch (got input: ", to_string(input.sizes()), " , target: ", to_string(target.sizes()));
+    return;
   } else {  // 3-D and 5-D or more: the target must be the input's shape without its class dim
     Shape want = input.sizes().vec();
     want.erase(want.begin() + 1);

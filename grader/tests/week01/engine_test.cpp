@@ -218,6 +218,12 @@ TEST(EngineLinalg, ShapeAndDtypeErrorsMatchPyTorch) {
         (void)addmm(ones({4}), ones({5, 3}, kFloat64), ones({4, 3}).t());
       },
       "linear_double_input_error");
+  expect_oracle_error([] { (void)addmm(ones({2, 4}), ones({3}), ones({3, 4})); }, "addmm_mat1_rank_error");
+  expect_oracle_error(
+      [] {
+        (void)addmm(ones({2, 4}), ones({3}), ones({3, 4}, kFloat64));
+      },
+      "addmm_dtype_before_rank_error");
   expect_oracle_error([] { (void)dot(zeros({3}), zeros({2})); }, "dot_size_error");
   expect_oracle_error([] { (void)mv(zeros({2, 3}), zeros({2})); }, "mv_size_error");
   expect_oracle_error([] { (void)bmm(zeros({2, 3, 4}), zeros({2, 5, 6})); }, "bmm_size_error");

@@ -350,6 +350,18 @@ TEST(EngineLayers, ConvDtypeErrorsMatchPyTorch) {
         F::conv_transpose2d(zeros({4, 8, 8}), zeros({3, 8, 3, 3}));
       },
       e.at("transposed_unbatched_channels"));
+  // The input's dtype against the weight's comes after the shapes' checks.
+  expect_error_json([&] { F::conv2d(zeros({1, 4, 8, 8}), z64({8, 3, 3, 3})); }, e.at("channels_before_weight_dtype"));
+  expect_error_json(
+      [&] {
+        F::conv2d(zeros({1, 3, 8, 8}), z64({8, 3, 3, 3}), zeros({4}));
+      },
+      e.at("bias_size_before_weight_dtype"));
+  expect_error_json(
+      [&] {
+        F::conv_transpose2d(zeros({1, 4, 8, 8}), z64({3, 8, 3, 3}));
+      },
+      e.at("transposed_channels_before_dtype"));
   // Integer tensors of one dtype: PyTorch convolves them; Kindling says plainly that it does not.
   expect_error<Error>(
       [] {

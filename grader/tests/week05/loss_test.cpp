@@ -138,6 +138,15 @@ TEST(week05_one_hot_nll, NllLossShapeErrors) {
   expect_error_json([&] { F::nll_loss(zeros({3, 5, 4}), longs({3, 4}), ones({2})); }, e.at("weight_3d_input"));
   // A column of labels with as many rows as classes used to broadcast to a loss without an error.
   expect_error_json([&] { F::nll_loss(zeros({3, 3}), longs({3, 1})); }, e.at("column_target"));
+  // A spatial target's weight is checked before its sizes; a 1-D input with a 1-D target of its
+  // length is a batch, not a mistake.
+  expect_error_json(
+      [&] {
+        F::nll_loss(zeros({3, 5, 4, 2}), longs({3, 4, 3}), ones({2}));
+      },
+      e.at("weight_4d_before_size"));
+  EXPECT_EQ(F::nll_loss(zeros({1}), longs({1})).item<double>(),
+            oracle_json("nll_one_example_batch")["loss"].get<double>());
 }
 
 TEST(week05_one_hot_nll, NllLossErrors) {
@@ -211,6 +220,9 @@ TEST(week05_cross_entropy, Errors) {
                          F::CrossEntropyOptions{.weight = ones({3})});
       },
       s.at("ce_weight_length"));
+  expect_error_json(
+      [] { F::cross_entropy(zeros({5}), tensor(std::int64_t{1}), F::CrossEntropyOptions{.weight = ones({3})}); },
+      s.at("ce_unbatched_weight_length"));
 }
 
 // ---- the other losses (given) -----------------------------------------------------------------------------------

@@ -27,21 +27,26 @@ Graveyard& graveyard() {
   return g;
 }
 
-// The tensor hooks run on `grad`, which they may change in value but not in size, dtype or
-// device: PyTorch checks each hook's result ("hook 'hk' has changed the size of value"); Kindling's
-// hooks have no names, and a change is reported after the last of them. Without the check, a
-// hook returning grad.sum() left a leaf with a 0-d .grad.
+// The tensor hooks run on `grad`, which they may change in value but not in type (dtype and
+// device) or size. PyTorch checks each Python hook's result, the type first, and names the hook
+// ("hook 'hk' has changed the type of value (was torch.FloatTensor got torch.DoubleTensor)");
+// Kindling's hooks have no names, so its words say "a hook", and a change is reported after the
+// last of them. Without the check, a hook returning grad.sum() left a leaf with a 0-d .grad.
 Tensor run_checked_hooks(const HookList* list, Tensor grad) {
   if (list == nullptr) return grad;
   const Shape sizes = grad.sizes().vec();
   const ScalarType dtype = grad.dtype();
   const Device device = grad.device();
   Tensor out = run_hooks(list, std::move(grad));
+  // The legacy type name, with ".cuda" for a device tensor, as PyTorch prints it.
+  const auto type_name = [](ScalarType t, const Device& d) {
+    const std::string name(legacy_type_name(t));
+    return d.is_cpu() ? name : "torch.cuda." + name.substr(std::string("torch.").size());
+  };
+  KINDLING_CHECK(out.dtype() == dtype && out.device() == device, "a hook has changed the type of value (was ",
+                 type_name(dtype, device), " got ", type_name(out.dtype(), out.device()), ")");
   KINDLING_CHECK(out.sizes().equals(sizes), "a hook has changed the size of value (was ", to_string(sizes), " got ",
                  to_string(out.sizes()), ")");
-  KINDLING_CHECK(out.dtype() == dtype && out.device() == device, "a hook has changed the type of value (was ",
-                 legacy_type_name(dtype), " on ", device, " got ", legacy_type_name(out.dtype()), " on ", out.device(),
-                 ")");
   return out;
 }
 }  // namespace

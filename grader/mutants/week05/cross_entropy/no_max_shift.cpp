@@ -51,8 +51,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const CrossEntro
   const std::int64_t n_classes = input.size(class_dim);
   const double e = options.label_smoothing;
   KINDLING_CHECK(e >= 0.0 && e <= 1.0, "label_smoothing must be between 0.0 and 1.0. Got: ", e);
-  if (target.sizes().vec() != input.sizes().vec() && target.dim() >= 1 && input.dim() >= 2 &&
-      input.size(0) == target.size(0))
+  if (target.sizes().vec() != input.sizes().vec() &&
+      (input.dim() == 1 || (target.dim() >= 1 && input.size(0) == target.size(0))))
     detail::check_nll_shapes(input, target, options.weight);
   const Tensor logp = stable_log_softmax(input, class_dim);
   // The weight as a (C, 1, 1, ...) column that broadcasts along the class dim.
