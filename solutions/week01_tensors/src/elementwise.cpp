@@ -258,10 +258,12 @@ Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar
   return out;
 }
 
-Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1) {
+// `scalar_overload`: recorded as PyTorch's Scalar overload (detail::mul_scalar_overload).
+Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1, bool scalar_overload = false) {
   if (is_comparison(op)) return binary_kernel_only(op, a, b, alpha);
   return differentiable(
-      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); }, [&] { return OpArgs{.alpha = alpha}; });
+      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); },
+      [&] { return OpArgs{.alpha = alpha, .scalar_overload = scalar_overload}; });
 }
 
 void binary_write(Bin op, ScalarType t, const Tensor& self, const Tensor& other, const Scalar& alpha);
@@ -369,13 +371,7 @@ namespace {
 // wrapped 0-d tensor (binary_kernel's expressions), but no tensor is made for it, and
 // autograd records it as input 1's value. Other dtypes take the wrapped path.
 Tensor binary_scalar(Bin op, const Tensor& a, const Scalar& s, bool scalar_overload = false) {
-  if (!a.is_floating_point() || !a.device().is_cpu()) {
-    if (!scalar_overload) return binary(op, a, wrap(s, a));
-    const Tensor b = wrap(s, a);
-    return differentiable(
-        grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, 1); },
-        [&] { return OpArgs{.scalar_overload = true}; });
-  }
+  if (!a.is_floating_point() || !a.device().is_cpu()) return binary(op, a, wrap(s, a), 1, scalar_overload);
   static const Tensor kNoTensor;
   return differentiable(
       grad_op(op), {a, kNoTensor},
