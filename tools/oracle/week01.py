@@ -225,6 +225,9 @@ cases["index_select_error"] = error(lambda: torch.index_select(x, 1, torch.tenso
 cases["masked_select"] = values(torch.masked_select(x, x > 0.5))
 cases["masked_fill"] = values(x.masked_fill(x[:, :, :1] > 0, -1.0))
 cases["where"] = values(torch.where(x > 0, x, torch.tensor(0.25)))
+# A uint8 condition is accepted (nonzero is true; PyTorch 1.13 warns that it is deprecated); int32 is refused.
+cases["where_uint8"] = values(torch.where(torch.tensor([[2], [0]], dtype=torch.uint8), x[0, :2, :3], torch.tensor(0.25)))
+cases["where_int_error"] = error(lambda: torch.where(torch.tensor([1, 0], dtype=torch.int32), torch.zeros(2), torch.ones(2)))
 cases["repeat"] = values(torch.tensor([[1, 2], [3, 4]]).repeat(2, 1, 3))
 cases["repeat_error"] = error(lambda: torch.zeros(2, 3).repeat(2))
 cases["einsum_mm"] = values(torch.einsum("ij,jk->ik", A, B))
@@ -589,6 +592,7 @@ cases["correlation_size_error"] = error(lambda: torch.stack([torch.zeros(3), tor
 cases["normal_std_error"] = error(lambda: torch.empty(3).normal_(0, -1))
 cases["randn_like_long_error"] = error(lambda: torch.randn_like(torch.zeros(2, dtype=torch.long)))
 cases["rand_like_long_error"] = error(lambda: torch.rand_like(torch.zeros(2, dtype=torch.long)))
+cases["randperm_negative_error"] = error(lambda: torch.randperm(-1))  # raised before anything is drawn
 
 # week01.eigh: torch.linalg.eigh on random batches, which need not be symmetric (only the lower
 # triangle is read), and f(A) = V diag(f(w)) V^T against PyTorch's own matrix functions where it has

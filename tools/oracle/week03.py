@@ -43,6 +43,9 @@ x1 = ramp(4)
 run("linear_1d_nobias", lambda: F.linear(x1, W), x1, W)
 cases["linear_shapes"] = {"weight": list(nn.Linear(4, 3).weight.shape), "bias": list(nn.Linear(4, 3).bias.shape)}
 cases["linear_wrong_features"] = error(lambda: nn.Linear(4, 3)(torch.zeros(2, 5)))
+# A negative size fails in the weight's allocation, before anything is drawn: the message shows the (out, in) layout.
+cases["linear_negative_in"] = error(lambda: nn.Linear(-1, 2))
+cases["linear_negative_both"] = error(lambda: nn.Linear(-1, -3))
 cases["linear_grad_fn"] = {"name": type(nn.Linear(4, 3)(torch.zeros(2, 4)).grad_fn).__name__}
 
 # ---- reprs ------------------------------------------------------------------------------------------------

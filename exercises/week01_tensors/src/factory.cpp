@@ -189,7 +189,7 @@ Tensor randint(std::int64_t high, IntArrayRef sizes, TensorOptions options, Gene
 
 Tensor randperm(std::int64_t n, TensorOptions options, Generator* gen) {
   if (on_device(options)) return randperm(n, on_cpu(options), gen).to(options.device_);
-  KINDLING_CHECK(n >= 0, "n must be non-negative, got", n);
+  check_sizes_nonnegative({n});  // "Trying to create tensor with negative dimension -1: [-1]", as torch.randperm(-1)
   Tensor t = arange(n, options.dtype_or(kInt64));
   Generator& g = gen ? *gen : default_generator();
   g.with_engine([&](std::mt19937_64& engine) {

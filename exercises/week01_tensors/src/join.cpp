@@ -100,11 +100,13 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value) {
 }
 
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b) {
-  KINDLING_CHECK(condition.dtype() == kBool,
+  KINDLING_CHECK(condition.dtype() == kBool || condition.dtype() == kUInt8,
                  "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                  dtype_short_name(condition.dtype()));
+  // A uint8 condition (nonzero is true) is accepted, as PyTorch 1.13 accepts it with a deprecation warning.
+  const Tensor c = condition.dtype() == kBool ? condition : ne(condition, 0);
   return differentiable(
-      Op::Where, {a, b}, [&] { return where_impl(condition, a, b); }, [&] { return OpArgs{.aux = condition}; });
+      Op::Where, {a, b}, [&] { return where_impl(c, a, b); }, [&] { return OpArgs{.aux = c}; });
 }
 
 namespace {

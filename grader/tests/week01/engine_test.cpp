@@ -264,6 +264,9 @@ TEST(EngineJoin, CatStackSplitAndIndexingMatchPyTorch) {
   expect_values(masked_select(x, gt(x, 0.5)), oracle_values("masked_select"));
   expect_values(masked_fill(x, gt(x.slice(2, 0, 1), 0), -1.0), oracle_values("masked_fill"));
   expect_values(where(gt(x, 0), x, tensor(0.25)), oracle_values("where"));
+  expect_values(where(tensor({{2}, {0}}).to(kUInt8), x.select(0, 0).slice(0, 0, 2).slice(1, 0, 3), tensor(0.25)),
+                oracle_values("where_uint8"));
+  expect_oracle_error([] { (void)where(tensor({1, 0}).to(kInt32), zeros({2}), ones({2})); }, "where_int_error");
   expect_values(repeat(tensor({{1, 2}, {3, 4}}), {2, 1, 3}), oracle_values("repeat"));
   expect_oracle_error([] { (void)repeat(zeros({2, 3}), {2}); }, "repeat_error");
 }
@@ -303,6 +306,7 @@ TEST(EngineFactory, SeededRandomnessIsReproducible) {
   std::vector<std::int64_t> sorted = perm;
   std::sort(sorted.begin(), sorted.end());
   for (std::int64_t i = 0; i < 20; ++i) EXPECT_EQ(sorted[i], i);
+  expect_oracle_error([] { (void)randperm(-1); }, "randperm_negative_error");
   const Tensor u = rand({10000}, {}, &g1);
   EXPECT_GE(u.min().item<float>(), 0.0f);
   EXPECT_LT(u.max().item<float>(), 1.0f);

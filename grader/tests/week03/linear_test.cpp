@@ -103,6 +103,13 @@ TEST(week03_linear_layout, WrongFeatureCountGetsTheMatmulMessage) {
   expect_oracle_error([&] { lin(zeros({2, 5})); }, "linear_wrong_features");
 }
 
+// A negative size fails where the weight is allocated, and PyTorch's message names the weight's shape,
+// (out, in): Linear(-1, 2) reports [2, -1]; a weight stored (in, out) would report [-1, 2].
+TEST(week03_linear_layout, NegativeSizeFailsInTheWeightsAllocation) {
+  expect_oracle_error([] { Linear lin(-1, 2); }, "linear_negative_in");
+  expect_oracle_error([] { Linear lin(-1, -3); }, "linear_negative_both");
+}
+
 // A 1-d input (in_features,) is one sample, not a batch: PyTorch 1.13's F.linear(x, W, b) for x of shape (4,)
 // is x W^T + b of shape (3,) (tools/oracle/week03.py, "linear_1d").
 TEST(week03_linear_layout, VectorInputWithBiasIsWxPlusB) {

@@ -35,7 +35,9 @@ Tensor masked_fill(const Tensor& x, const Tensor& mask, const Scalar& value);
 /// the bool `mask` (broadcast to x's shape) is true, in place; bumps x's version and
 /// returns x itself. Task week01.masking (src/tasks/masking.cpp holds the full contract).
 const Tensor& masked_fill_(const Tensor& x, const Tensor& mask, const Scalar& value);
-/// `a` where `condition` is true, else `b`, all broadcast together; dtypes promote.
+/// `a` where `condition` is true, else `b`, all broadcast together; dtypes promote. `condition`
+/// is bool, or uint8 (nonzero is true, as PyTorch 1.13 still accepts); another dtype throws
+/// "where expected condition to be a boolean tensor, but got a tensor with dtype Long".
 Tensor where(const Tensor& condition, const Tensor& a, const Tensor& b);
 /// `x.repeat(repeats)`: tiles x, repeats[i] copies along dim i (x gains leading
 /// size-1 dims when `repeats` is longer), into new memory, unlike expand's free

@@ -16,7 +16,8 @@ namespace kindling::nn {
 class Linear : public Module {
  public:
   /// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
-  /// reset_parameters().
+  /// reset_parameters(). A negative size fails as the weight's allocation does, the same as
+  /// torch.nn.Linear(-1, 2): "Trying to create tensor with negative dimension -1: [2, -1]".
   Linear(std::int64_t in, std::int64_t out, bool has_bias = true);
   /// input (..., in_features) -> (..., out_features). A 2-d input is one addmm;
   /// more dims are flattened to 2-d and back. A wrong last dim gets addmm's

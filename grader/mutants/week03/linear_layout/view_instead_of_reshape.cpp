@@ -8,11 +8,10 @@
 namespace kindling::nn {
 
 /// weight: (out, in); bias: (out), or None when `has_bias` is false. Both are parameters initialised by
-/// reset_parameters().
+/// reset_parameters(). A negative size fails as the weight's allocation does, the same as torch.nn.Linear(-1, 2):
+/// "Trying to create tensor with negative dimension -1: [2, -1]".
 Linear::Linear(std::int64_t in, std::int64_t out, bool has_bias)
     : Module("Linear"), in_features(in), out_features(out) {
-  KINDLING_CHECK_AS(ValueError, in >= 0 && out >= 0, "Linear features must be non-negative, got in_features=", in,
-                    ", out_features=", out);
   // BEGIN SOLUTION week03.linear_layout
   weight = register_parameter("weight", empty({out, in}));
   bias = register_parameter("bias", has_bias ? empty({out}) : Tensor());
