@@ -593,6 +593,7 @@ cases["normal_std_error"] = error(lambda: torch.empty(3).normal_(0, -1))
 cases["randn_like_long_error"] = error(lambda: torch.randn_like(torch.zeros(2, dtype=torch.long)))
 cases["rand_like_long_error"] = error(lambda: torch.rand_like(torch.zeros(2, dtype=torch.long)))
 cases["randperm_negative_error"] = error(lambda: torch.randperm(-1))  # raised before anything is drawn
+cases["set_num_threads_error"] = error(lambda: torch.set_num_threads(0))  # raised before the count changes
 
 # week01.eigh: torch.linalg.eigh on random batches, which need not be symmetric (only the lower
 # triangle is read), and f(A) = V diag(f(w)) V^T against PyTorch's own matrix functions where it has

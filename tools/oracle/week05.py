@@ -426,6 +426,9 @@ cases["linear_errors"] = {
     "start_zero": error(lambda: lr_scheduler.LinearLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1),
                                                       start_factor=0.0).step()),
 }
+# SequentialLR with no scheduler: PyTorch 1.13 has no check of its own, so its count check reports 0 and 0.
+cases["sequential_empty_error"] = error(
+    lambda: lr_scheduler.SequentialLR(torch.optim.SGD([torch.zeros(1, requires_grad=True)], lr=0.1), [], []))
 
 
 # ---- OneCycleLR's errors: SGD (momentum 0) over one parameter, or two groups where named -------------------------

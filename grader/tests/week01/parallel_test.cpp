@@ -22,8 +22,10 @@
 #include <kindling/kindling.hpp>
 
 #include "sanitizers.hpp"
+#include "testing.hpp"
 
 using namespace kindling;
+using kindling::testing::expect_oracle_error;
 
 namespace {
 
@@ -66,7 +68,8 @@ TEST(EngineParallel, SetNumThreadsIsCheckedAndKept) {
   ThreadCount restore;
   set_num_threads(3);
   EXPECT_EQ(get_num_threads(), 3);
-  EXPECT_THROW(set_num_threads(0), ValueError);
+  expect_oracle_error([] { set_num_threads(0); }, "set_num_threads_error");
+  expect_oracle_error([] { set_num_threads(-2); }, "set_num_threads_error");
   EXPECT_EQ(get_num_threads(), 3);
 }
 

@@ -558,3 +558,9 @@ TEST(EngineSchedulers, LinearLRArgumentErrorsAreThoseOfPyTorch) {
   // PyTorch fails at the first step, Kindling at construction, in the same words (not a NaN rate).
   expect_error_json([&] { LinearLR s(opt, 0.0, 1.0, 5); }, errors.at("start_zero"));
 }
+
+TEST(EngineSchedulers, SequentialLRWithNoSchedulerGetsPyTorchsCountMessage) {
+  const Tensor p = zeros({1}).requires_grad_();
+  SGD opt({p}, SGD::Config{.lr = 0.1});
+  expect_error_json([&] { SequentialLR s(opt, {}, {}); }, oracle_json("sequential_empty_error"));
+}

@@ -695,7 +695,7 @@ std::vector<ParallelUse> parallel_uses() {
 }
 
 void set_num_threads(int n) {
-  KINDLING_CHECK_AS(ValueError, n >= 1, "set_num_threads expects a positive integer, got ", n);
+  KINDLING_CHECK(n >= 1, "set_num_threads expects a positive integer");  // torch.set_num_threads(0)'s words
 #ifdef _OPENMP
   omp_set_num_threads(n);
 #endif

@@ -508,14 +508,13 @@ void OneCycleLR::load_state_dict(const SchedulerState& state) {
 SequentialLR::SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
                            std::vector<std::int64_t> milestones)
     : optimizer_(optimizer), schedulers_(std::move(schedulers)), milestones_(std::move(milestones)) {
-  KINDLING_CHECK_AS(ValueError, !schedulers_.empty(),
-                    "SequentialLR expects at least one scheduler, but got no scheduler.");
   for (std::size_t i = 0; i < schedulers_.size(); ++i)
     KINDLING_CHECK_AS(ValueError, &schedulers_[i]->optimizer_ == &optimizer_,
                       "Sequential Schedulers expects all schedulers to belong to the same optimizer, but got "
                       "schedulers at index ",
                       i, " to be different than the optimizer passed in.");
-  KINDLING_CHECK_AS(ValueError, milestones_.size() == schedulers_.size() - 1,
+  // No scheduler at all fails here too, as in PyTorch 1.13 ("... schedulers 0 and ... equal to 0").
+  KINDLING_CHECK_AS(ValueError, milestones_.size() + 1 == schedulers_.size(),
                     "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
                     "milestone points, but got number of schedulers ",
                     schedulers_.size(), " and the number of milestones to be equal to ", milestones_.size());

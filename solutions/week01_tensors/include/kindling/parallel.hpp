@@ -38,8 +38,8 @@ namespace kindling {
 /// team of threads in a forked child once the parent has run one (libgomp would wait forever
 /// for threads the child does not have), so such a child runs every loop on its own thread.
 int get_num_threads();
-/// Sets the threads parallel kernels may use from now on (n >= 1; ValueError
-/// otherwise, as torch.set_num_threads raises for 0).
+/// Sets the threads parallel kernels may use from now on (n >= 1; otherwise kindling::Error
+/// "set_num_threads expects a positive integer", torch.set_num_threads(0)'s RuntimeError).
 void set_num_threads(int n);
 
 /// Elements per thread below which a loop is not split (PyTorch's at::internal::GRAIN_SIZE).
