@@ -174,6 +174,17 @@ cases["logsumexp_large"] = values(torch.logsumexp(big, 1))
 cases["logsumexp_inf"] = values(torch.logsumexp(torch.tensor([[float("-inf"), float("-inf")], [float("inf"), 1.0]]), 1))
 cases["softmax_dim0"] = values(torch.softmax(x, 0))
 cases["log_softmax_dim1"] = values(torch.log_softmax(x, 1))
+# An integer input: the dim is checked first, then the kernel PyTorch's CPU dispatch picks is named.
+_long23 = torch.zeros(2, 3, dtype=torch.long)
+cases["softmax_integer_errors"] = {
+    "softmax_last": error(lambda: torch.softmax(_long23, -1)),
+    "log_softmax_last": error(lambda: torch.log_softmax(_long23, 1)),
+    "softmax_dim0": error(lambda: torch.softmax(_long23, 0)),
+    "log_softmax_dim0": error(lambda: torch.log_softmax(_long23, 0)),
+    "log_softmax_scalar": error(lambda: torch.log_softmax(torch.tensor(1), 0)),
+    "softmax_bool": error(lambda: torch.softmax(torch.tensor([True]), 0)),
+    "bad_dim_first": error(lambda: torch.softmax(_long23, 5)),
+}
 
 # ---- matrix products ----------------------------------------------------------------------
 A = x[0]            # 3x4

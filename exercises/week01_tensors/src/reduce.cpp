@@ -388,8 +388,14 @@ Tensor device_softmax(const Tensor& x, std::int64_t dim, bool log) {
   return out.movedim(-1, d).contiguous();
 }
 
-Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype, bool log, const char* kernel) {
+Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype, bool log) {
   const Tensor in = dtype ? x.to(*dtype) : x;
+  // The dim is checked first; an integer input then names the kernel PyTorch's CPU dispatch would
+  // have run: the last-dim kernels (one per function), or the one general kernel both share.
+  const bool last_dim = wrap_dim(dim, in.dim()) == std::max<std::int64_t>(in.dim() - 1, 0);
+  const char* kernel = !last_dim ? "softmax_kernel_impl"
+                       : log     ? "log_softmax_lastdim_kernel_impl"
+                                 : "softmax_lastdim_kernel_impl";
   KINDLING_CHECK(in.is_floating_point(), "\"", kernel, "\" not implemented for '", dtype_short_name(in.dtype()), "'");
   if (!in.device().is_cpu()) return device_softmax(in, dim, log);
   return along_dim(in, dim, [log](const auto* row, auto* out, std::int64_t n) {
@@ -558,13 +564,11 @@ Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {
 
 Tensor softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
   return differentiable(
-      Op::Softmax, {x}, [&] { return softmax_impl(x, dim, dtype, false, "softmax_lastdim_kernel_impl"); },
-      [&] { return OpArgs{.dim = dim}; });
+      Op::Softmax, {x}, [&] { return softmax_impl(x, dim, dtype, false); }, [&] { return OpArgs{.dim = dim}; });
 }
 Tensor log_softmax(const Tensor& x, std::int64_t dim, std::optional<ScalarType> dtype) {
   return differentiable(
-      Op::LogSoftmax, {x}, [&] { return softmax_impl(x, dim, dtype, true, "log_softmax_lastdim_kernel_impl"); },
-      [&] { return OpArgs{.dim = dim}; });
+      Op::LogSoftmax, {x}, [&] { return softmax_impl(x, dim, dtype, true); }, [&] { return OpArgs{.dim = dim}; });
 }
 
 }  // namespace kindling

@@ -181,6 +181,18 @@ TEST(EngineReduce, SoftmaxFamilyIsStableForLargeInputs) {
   expect_values(log_softmax(oracle_x(), 1), oracle_values("log_softmax_dim1"));
 }
 
+TEST(EngineReduce, SoftmaxOfIntegersNamesPyTorchsKernel) {
+  const Tensor l = zeros({2, 3}, kInt64);
+  const auto& e = oracle_json("softmax_integer_errors");
+  expect_error_json([&] { (void)softmax(l, -1); }, e.at("softmax_last"));
+  expect_error_json([&] { (void)log_softmax(l, 1); }, e.at("log_softmax_last"));
+  expect_error_json([&] { (void)softmax(l, 0); }, e.at("softmax_dim0"));
+  expect_error_json([&] { (void)log_softmax(l, 0); }, e.at("log_softmax_dim0"));
+  expect_error_json([&] { (void)log_softmax(tensor(1), 0); }, e.at("log_softmax_scalar"));
+  expect_error_json([&] { (void)softmax(tensor({true}), 0); }, e.at("softmax_bool"));
+  expect_error_json([&] { (void)softmax(l, 5); }, e.at("bad_dim_first"));
+}
+
 TEST(EngineLinalg, ProductsMatchPyTorch) {
   const Tensor x = oracle_x();
   const Tensor a = x[0], b = x[1].t();
