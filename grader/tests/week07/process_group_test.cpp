@@ -155,6 +155,39 @@ TEST(EngineProcessGroup, BadArgumentsAreClearErrorsAsPyTorchGives) {
     expect_dist_error([&] { g.all_reduce(zeros({4, 4}).t()); }, "contiguous");
     expect_dist_error([&] { (void)g.send(zeros({2}), 5); }, "invalid destination rank 5");
     expect_dist_error([&] { (void)g.send(zeros({2}), g.rank()); }, "cannot send to itself");
+    // all_gather's checks, as torch.distributed.all_gather over Gloo makes them with 2 ranks (PyTorch 1.13):
+    // one dtype over the outputs and then the input, first; the list's length; each output's shape; bool.
+    const std::string gather = "ProcessGroupGloo::allgather: invalid ";
+    expect_dist_error([&] { g.all_gather({zeros({2})}, zeros({2})); },
+                      gather + "output tensor list at index 0 (expected length 2, got 1)");
+    expect_dist_error([&] { g.all_gather({zeros({3})}, zeros({2})); },
+                      gather + "output tensor list at index 0 (expected length 2, got 1)");
+    expect_dist_error(
+        [&] {
+          g.all_gather({zeros({2}), zeros({3})}, zeros({2}));
+        },
+        gather + "tensor size at index 1 (expected (2), got (3))");
+    expect_dist_error(
+        [&] {
+          g.all_gather({zeros({2, 3, 4}), zeros({2, 3, 5})}, zeros({2, 3, 4}));
+        },
+        gather + "tensor size at index 1 (expected (2, 3, 4), got (2, 3, 5))");
+    expect_dist_error(
+        [&] {
+          g.all_gather({zeros({}), zeros({1})}, zeros({}));
+        },
+        gather + "tensor size at index 1 (expected (), got (1))");
+    expect_dist_error(
+        [&] {
+          g.all_gather({zeros({2}), zeros({2}, TensorOptions(kInt32))}, zeros({2}));
+        },
+        "Invalid usage of tensors with different dtypesFound torch.float32 and  torch.int32");
+    expect_dist_error([&] { g.all_gather({zeros({2}, TensorOptions(kInt32))}, zeros({2})); },
+                      "Invalid usage of tensors with different dtypesFound torch.int32 and  torch.float32");
+    const Tensor flag = zeros({2}, TensorOptions(kBool));
+    expect_dist_error([&] { g.all_gather({flag, flag}, flag); }, "Invalid scalar type");
+    expect_dist_error([&] { g.all_gather({flag}, flag); },
+                      gather + "output tensor list at index 0 (expected length 2, got 1)");
     g.barrier();  // the group still works after refusals
   });
   distributed::Options bad;

@@ -194,14 +194,30 @@ const char* kind_name(Kind k) {
 // Point-to-point messages use slots of their own, one per tag, above the collectives'.
 constexpr std::uint64_t kP2PSlotBase = std::uint64_t{1} << 40;
 
-void check_tensor(const Tensor& t, const char* op) {
+// The kit's own checks, before any of PyTorch's: a defined, contiguous CPU tensor.
+void check_layout(const Tensor& t, const char* op) {
   KINDLING_CHECK_AS(DistributedError, t.defined(), op, ": the tensor is undefined");
   KINDLING_CHECK_AS(DistributedError, t.device().is_cpu(), op, ": expected a CPU tensor, got one on ", t.device(),
                     " (the Gloo backend works on CPU tensors)");
   KINDLING_CHECK_AS(DistributedError, t.is_contiguous(), op,
                     ": expected a contiguous tensor (call .contiguous() and copy the result back)");
-  // PyTorch 1.13's Gloo takes every dtype it has a reduction for; of Kindling's, all but bool.
+}
+
+// PyTorch 1.13's Gloo takes every dtype it has a reduction for; of Kindling's, all but bool.
+void check_scalar_type(const Tensor& t) {
   KINDLING_CHECK_AS(DistributedError, t.dtype() != kBool, "Invalid scalar type");
+}
+
+void check_tensor(const Tensor& t, const char* op) {
+  check_layout(t, op);
+  check_scalar_type(t);
+}
+
+// Sizes as c10d's messages print them: "(2, 3)", "()".
+std::string gloo_sizes(IntArrayRef sizes) {
+  std::string s = "(";
+  for (std::size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
+  return s + ")";
 }
 
 template <class T>
@@ -479,14 +495,27 @@ Work ProcessGroup::broadcast_async(const Tensor& tensor, int root) {
 }
 
 Work ProcessGroup::all_gather_async(const std::vector<Tensor>& outputs, const Tensor& input) {
-  check_tensor(input, "all_gather");
-  KINDLING_CHECK_AS(DistributedError, static_cast<int>(outputs.size()) == size(), "all_gather: expected ", size(),
-                    " output tensors (one per rank), got ", outputs.size());
-  for (const Tensor& o : outputs) {
-    check_tensor(o, "all_gather");
-    KINDLING_CHECK_AS(DistributedError, o.numel() == input.numel() && o.dtype() == input.dtype(),
-                      "all_gather: every output must have the input's numel and dtype");
-  }
+  for (const Tensor& o : outputs) check_layout(o, "all_gather");
+  check_layout(input, "all_gather");
+  // Then PyTorch 1.13's checks in its order and words: torch.distributed's one dtype over the outputs
+  // and then the input (its message lacks a space and has two), Gloo's list length, each output's
+  // sizes, and the scalar type.
+  std::vector<const Tensor*> in_order;
+  for (const Tensor& o : outputs) in_order.push_back(&o);
+  in_order.push_back(&input);
+  const ScalarType first = in_order.front()->dtype();
+  for (const Tensor* t : in_order)
+    KINDLING_CHECK_AS(DistributedError, t->dtype() == first,
+                      "Invalid usage of tensors with different dtypesFound torch.", dtype_name(first), " and  torch.",
+                      dtype_name(t->dtype()));
+  KINDLING_CHECK_AS(DistributedError, static_cast<int>(outputs.size()) == size(),
+                    "ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length ", size(),
+                    ", got ", outputs.size(), ")");
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    KINDLING_CHECK_AS(DistributedError, outputs[i].sizes().equals(input.sizes()),
+                      "ProcessGroupGloo::allgather: invalid tensor size at index ", i, " (expected ",
+                      gloo_sizes(input.sizes()), ", got ", gloo_sizes(outputs[i].sizes()), ")");
+  check_scalar_type(input);
   Impl& g = *impl_;
   const Tensor in = input;
   const std::vector<Tensor> outs = outputs;
