@@ -7,6 +7,7 @@ never need Python. Each case is named; the test builds the same inputs in C++
 (the formulas are repeated in the test, next to each case) and compares.
 """
 import json
+import math
 import os
 import sys
 
@@ -131,6 +132,39 @@ for _name, _fn in {"bool_scalar": lambda: torch.tensor([1.0, 2.0]) - True,
                    "bool_bool_scalar": lambda: torch.tensor([True]) - True}.items():
     cases["sub_" + _name + "_error"] = error(_fn)
 cases["u8_negative_power_error"] = error(lambda: torch.tensor([4, 9], dtype=torch.uint8).pow(-1))
+cases["i64_negative_power_error"] = error(lambda: torch.tensor([4, 9]).pow(-1))
+cases["bool_negative_power_error"] = error(lambda: torch.tensor([True]).pow(-1))
+# A tensor of negative exponents is computed (powi's truncated reciprocals), for int64 and int32; a
+# 0-d tensor exponent is a tensor, not a Scalar; uint8's -1 wraps to 255.
+_base = torch.tensor([2, 1, -1, -1, 0, -2, 3, 5, 1, -1])
+_exps = torch.tensor([-1, -1, -1, -2, -1, -2, -3, 0, -7, -7])
+cases["int_pow_negative"] = {"int64": values(torch.pow(_base, _exps)),
+                             "int32": values(torch.pow(_base.int(), _exps.int())),
+                             "zero_dim_exponent": values(torch.pow(_base, torch.tensor(-1))),
+                             "uint8_zero_dim": values(torch.pow(torch.tensor([2, 0, 1], dtype=torch.uint8),
+                                                                torch.tensor(-1))),
+                             "scalar_base": values(torch.pow(2, _exps))}
+# Ops whose CPU kernel has no bool version, after the checks of their arguments.
+_flags = torch.tensor([True, False])
+cases["bool_kernel_errors"] = {
+    "abs": error(lambda: torch.abs(_flags)),
+    "floor": error(lambda: torch.floor(_flags)),
+    "ceil": error(lambda: torch.ceil(_flags)),
+    "round": error(lambda: torch.round(_flags)),
+    "pow": error(lambda: torch.pow(_flags, _flags)),
+    "pow_scalar": error(lambda: torch.pow(_flags, True)),
+    "argmax": error(lambda: torch.argmax(_flags)),
+    "argmin_dim": error(lambda: torch.argmin(torch.zeros(2, 3, dtype=torch.bool), 1)),
+    "argmax_dim_first": error(lambda: torch.argmax(_flags, 3)),
+    "argmax_empty_dim_first": error(lambda: torch.argmax(torch.zeros(0, 3, dtype=torch.bool), 0)),
+}
+# NaN and -0.0 through relu and abs: relu keeps both (0 only where x < 0); abs(-0.0) is +0.0.
+_specials = torch.tensor([float("nan"), -0.0, 0.0, -1.0, 2.0])
+cases["relu_abs_specials"] = {
+    "relu": values(torch.relu(_specials)), "abs": values(torch.abs(_specials)),
+    "relu_signbit": [math.copysign(1.0, v) < 0 for v in torch.relu(_specials).tolist()],
+    "abs_signbit": [math.copysign(1.0, v) < 0 for v in torch.abs(_specials).tolist()],
+}
 cases["inplace_cast_error"] = error(lambda: torch.ones(3, dtype=torch.int64).add_(torch.ones(3)))
 cases["inplace_broadcast_error"] = error(lambda: torch.ones(3).add_(torch.ones(2, 3)))
 cases["expanded_write_error"] = error(lambda: torch.zeros(3, 1).expand(3, 4).add_(1))

@@ -466,6 +466,12 @@ cases["relu_inplace"] = {"grad_fn": h.grad_fn.name(), "version": h._version, "ou
 h.backward(gout([3, 4]))
 cases["relu_inplace"]["grad"] = values(w.grad)
 cases["relu_inplace_leaf_error"] = error(lambda: torch.relu_(ramp(3)))
+# A NaN input: relu lets it through, and its gradient passes grad on (threshold_backward zeroes only where
+# the result is <= 0, and NaN is not).
+x = torch.tensor([float("nan"), -1.0, 0.0, 2.0, float("nan")], requires_grad=True)
+y = torch.relu(x)
+y.backward(gout([5]))
+cases["relu_nan"] = {"out": values(y.detach()), "grad": values(x.grad), "gout": values(gout([5]))}
 
 
 def relu_then_write():

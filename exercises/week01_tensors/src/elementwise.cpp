@@ -132,8 +132,13 @@ Op grad_op(Bin op) {
   return ops[static_cast<int>(op)];
 }
 
+// An integer power, PyTorch's powi: a negative exponent gives the truncated reciprocal, which is
+// 1 for base 1, +-1 for base -1 (by the exponent's parity) and 0 for every other base, 0 included.
 template <class T>
 T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) return base == 1 ? T{1} : base == -1 ? static_cast<T>(exp % 2 == 0 ? 1 : -1) : T{0};
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result = static_cast<T>(result * base);
@@ -231,11 +236,9 @@ ScalarType compute_dtype(Bin op, const Tensor& a, const Tensor& b) {
   ScalarType t = result_type(a, b);
   if (op == Bin::Div && !is_floating_point(t)) t = kDefaultDtype;  // true division
   if (op == Bin::Sub) check_sub_operands(a.dtype() == kBool, b.dtype() == kBool);
-  if (op == Bin::Pow && !is_floating_point(t)) {
-    const Tensor e = b.to(kInt64);
-    const auto values = e.to_vector<std::int64_t>();
-    for (auto v : values) KINDLING_CHECK(v >= 0, "Integers to negative integer powers are not allowed.");
-  }
+  // A negative integer exponent is refused only as a Scalar (pow(Tensor, Scalar)); a tensor of
+  // exponents takes int_pow's truncated reciprocals, as in PyTorch.
+  if (op == Bin::Pow) KINDLING_CHECK(t != kBool, "\"pow\" not implemented for 'Bool'");
   return t;
 }
 
@@ -357,7 +360,11 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha) { return binar
 Tensor mul(const Tensor& a, const Tensor& b) { return binary(Bin::Mul, a, b); }
 Tensor div(const Tensor& a, const Tensor& b) { return binary(Bin::Div, a, b); }
 Tensor pow(const Tensor& a, const Tensor& b) { return binary(Bin::Pow, a, b); }
-Tensor pow(const Tensor& a, const Scalar& e) { return binary(Bin::Pow, a, wrap(e, a)); }
+Tensor pow(const Tensor& a, const Scalar& e) {
+  KINDLING_CHECK(a.is_floating_point() || e.is_floating_point() || e.to<std::int64_t>() >= 0,
+                 "Integers to negative integer powers are not allowed.");
+  return binary(Bin::Pow, a, wrap(e, a));
+}
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
 
@@ -420,9 +427,12 @@ Tensor neg(const Tensor& x) {
 }
 Tensor abs(const Tensor& x) {
   return differentiable(Op::Abs, {x}, [&] {
+    KINDLING_CHECK(x.dtype() != kBool, "\"abs_cpu\" not implemented for 'Bool'");
     return unary_same(x, UnaryOp::Abs, [](auto v) {
-      if constexpr (std::is_unsigned_v<decltype(v)> || std::is_same_v<decltype(v), bool>)
+      if constexpr (std::is_unsigned_v<decltype(v)>)
         return v;
+      else if constexpr (std::is_floating_point_v<decltype(v)>)
+        return std::abs(v);  // abs(-0.0) is +0.0, as in PyTorch
       else
         return v < 0 ? -v : v;
     });
@@ -480,7 +490,8 @@ namespace {
 // max(x, 0) into a new tensor: the kernel of relu and relu_.
 Tensor relu_values(const Tensor& x) {
   KINDLING_CHECK(x.dtype() != kBool, "Boolean inputs not supported for relu");
-  return unary_same(x, UnaryOp::Relu, [](auto v) { return v > decltype(v){} ? v : decltype(v){}; });
+  // 0 where v < 0, v itself elsewhere: a NaN stays NaN (it is not hidden as 0) and -0.0 stays -0.0, as in PyTorch.
+  return unary_same(x, UnaryOp::Relu, [](auto v) { return v < decltype(v){} ? decltype(v){} : v; });
 }
 }  // namespace
 
@@ -488,9 +499,11 @@ Tensor relu(const Tensor& x) {
   return differentiable(Op::Relu, {x}, [&] { return relu_values(x); });
 }
 namespace {
-// Rounding functions: applied to floating values, the identity on integers.
+// Rounding functions: applied to floating values, the identity on integers; bool is refused,
+// naming PyTorch's CPU kernel ("floor_vml_cpu").
 template <class F>
-Tensor rounding(const Tensor& x, UnaryOp op, F f) {
+Tensor rounding(const Tensor& x, UnaryOp op, const char* kernel, F f) {
+  KINDLING_CHECK(x.dtype() != kBool, "\"", kernel, "\" not implemented for 'Bool'");
   return unary_same(x, op, [f](auto v) {
     if constexpr (std::is_floating_point_v<decltype(v)>)
       return f(v);
@@ -501,15 +514,17 @@ Tensor rounding(const Tensor& x, UnaryOp op, F f) {
 }  // namespace
 
 Tensor floor(const Tensor& x) {
-  return differentiable(Op::Floor, {x},
-                        [&] { return rounding(x, UnaryOp::Floor, [](auto v) { return std::floor(v); }); });
+  return differentiable(Op::Floor, {x}, [&] {
+    return rounding(x, UnaryOp::Floor, "floor_vml_cpu", [](auto v) { return std::floor(v); });
+  });
 }
 Tensor ceil(const Tensor& x) {
-  return differentiable(Op::Ceil, {x}, [&] { return rounding(x, UnaryOp::Ceil, [](auto v) { return std::ceil(v); }); });
+  return differentiable(
+      Op::Ceil, {x}, [&] { return rounding(x, UnaryOp::Ceil, "ceil_vml_cpu", [](auto v) { return std::ceil(v); }); });
 }
 Tensor round(const Tensor& x) {
   return differentiable(Op::Round, {x}, [&] {
-    return rounding(x, UnaryOp::Round, [](auto v) { return std::nearbyint(v); });  // half to even
+    return rounding(x, UnaryOp::Round, "round_vml_cpu", [](auto v) { return std::nearbyint(v); });  // half to even
   });
 }
 // PyTorch records square as pow(x, 2): PowBackward0.

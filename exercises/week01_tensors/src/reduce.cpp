@@ -536,17 +536,27 @@ std::tuple<Tensor, Tensor> max(const Tensor& x, std::int64_t dim, bool keepdim) 
 std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) {
   return extreme_dim_recorded(x, dim, keepdim, false);
 }
+namespace {
+// argmax and argmin: PyTorch's checks of the dim (which max(dim) shares) come before its CPU
+// kernel's refusal of bool ("argmax_cpu" not implemented for 'Bool'), which max(dim) has not.
+Tensor arg_extreme(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim, bool is_max) {
+  const char* name = is_max ? "argmax" : "argmin";
+  KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0, name,
+                    "(): Expected reduction dim to be specified for input.numel() == 0.");
+  const Tensor in = dim ? x : x.reshape({-1});
+  const std::int64_t d = wrap_dim(dim.value_or(0), in.dim());
+  KINDLING_CHECK_AS(IndexError, in.dim() == 0 || in.sizes()[d] > 0, name, "(): Expected reduction dim ", d,
+                    " to have non-zero size.");
+  KINDLING_CHECK(in.dtype() != kBool, "\"", name, "_cpu\" not implemented for 'Bool'");
+  return std::get<1>(max_min_dim(in, d, dim && keepdim, is_max, name));
+}
+}  // namespace
+
 Tensor argmax(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
-                    "argmax(): Expected reduction dim to be specified for input.numel() == 0.");
-  if (!dim) return std::get<1>(max_min_dim(x.reshape({-1}), 0, false, true, "argmax"));
-  return std::get<1>(max_min_dim(x, *dim, keepdim, true, "argmax"));
+  return arg_extreme(x, dim, keepdim, true);
 }
 Tensor argmin(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim) {
-  KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0,
-                    "argmin(): Expected reduction dim to be specified for input.numel() == 0.");
-  if (!dim) return std::get<1>(max_min_dim(x.reshape({-1}), 0, false, false, "argmin"));
-  return std::get<1>(max_min_dim(x, *dim, keepdim, false, "argmin"));
+  return arg_extreme(x, dim, keepdim, false);
 }
 
 Tensor logsumexp(const Tensor& x, IntArrayRef dims, bool keepdim) {

@@ -1,6 +1,7 @@
 // The given engine of week 1 (not a student task): values, dtypes, errors and
 // printing compared with PyTorch 1.13's, read from data/oracle.json.
 
+#include <cmath>
 #include <sstream>
 #include <thread>
 
@@ -51,6 +52,54 @@ TEST(EnginePromotion, ScalarOperandsKeepTheirValueBesideSmallInts) {
   expect_values(tensor(std::vector<std::int32_t>{4, 9}) / (std::int64_t{1} << 33), oracle_values("scalar_i32_div_big"));
   expect_values(u8 * 300, oracle_values("scalar_u8_mul_300"));
   expect_oracle_error([&] { (void)pow(u8, -1); }, "u8_negative_power_error");
+  expect_oracle_error([] { (void)pow(tensor({4, 9}), -1); }, "i64_negative_power_error");
+  expect_oracle_error([] { (void)pow(tensor({true}), -1); }, "bool_negative_power_error");
+}
+
+// Only a Scalar exponent is refused when it is a negative integer: a tensor of exponents (a 0-d
+// one included) takes PyTorch's truncated reciprocals, 1 for 1, +-1 for -1, 0 for the rest.
+TEST(EnginePromotion, IntegerTensorsToNegativeTensorPowersAreTruncatedAsInPyTorch) {
+  const auto& c = oracle_json("int_pow_negative");
+  const Tensor base = tensor({2, 1, -1, -1, 0, -2, 3, 5, 1, -1});
+  const Tensor exps = tensor({-1, -1, -1, -2, -1, -2, -3, 0, -7, -7});
+  expect_values(pow(base, exps), values_from_json(c.at("int64")));
+  expect_values(pow(base.to(kInt32), exps.to(kInt32)), values_from_json(c.at("int32")));
+  expect_values(pow(base, tensor(-1)), values_from_json(c.at("zero_dim_exponent")));
+  expect_values(pow(tensor({2, 0, 1}).to(kUInt8), tensor(-1)), values_from_json(c.at("uint8_zero_dim")));
+  expect_values(pow(full({}, 2, kInt64), exps), values_from_json(c.at("scalar_base")));
+}
+
+// Kernels with no bool version: PyTorch names its CPU kernel, after checking the arguments.
+TEST(EnginePromotion, OpsWithNoBoolKernelRefuseBoolAsPyTorchDoes) {
+  const auto& e = oracle_json("bool_kernel_errors");
+  const Tensor flags = tensor({true, false});
+  expect_error_json([&] { (void)abs(flags); }, e.at("abs"));
+  expect_error_json([&] { (void)floor(flags); }, e.at("floor"));
+  expect_error_json([&] { (void)ceil(flags); }, e.at("ceil"));
+  expect_error_json([&] { (void)round(flags); }, e.at("round"));
+  expect_error_json([&] { (void)pow(flags, flags); }, e.at("pow"));
+  expect_error_json([&] { (void)pow(flags, true); }, e.at("pow_scalar"));
+  expect_error_json([&] { (void)argmax(flags); }, e.at("argmax"));
+  expect_error_json([] { (void)argmin(zeros({2, 3}, kBool), 1); }, e.at("argmin_dim"));
+  expect_error_json([&] { (void)argmax(flags, 3); }, e.at("argmax_dim_first"));
+  expect_error_json([] { (void)argmax(zeros({0, 3}, kBool), 0); }, e.at("argmax_empty_dim_first"));
+}
+
+// relu is 0 only where x < 0: a NaN stays NaN (not a quiet 0) and -0.0 stays -0.0; abs(-0.0) is +0.0.
+TEST(EngineMath, ReluAndAbsKeepNaNAndTheSignOfZeroAsPyTorch) {
+  const auto& c = oracle_json("relu_abs_specials");
+  const Tensor x = tensor({NAN, -0.0F, 0.0F, -1.0F, 2.0F});
+  for (const char* op : {"relu", "abs"}) {
+    SCOPED_TRACE(op);
+    const Tensor y = std::string(op) == "relu" ? relu(x) : abs(x);
+    expect_values(y, values_from_json(c.at(op)));
+    const auto signs = c.at(std::string(op) + "_signbit").get<std::vector<bool>>();
+    const auto got = y.to_vector<float>();
+    for (std::size_t i = 0; i < signs.size(); ++i) EXPECT_EQ(std::signbit(got[i]), signs[i]) << "element " << i;
+  }
+  Tensor in_place = x.clone();
+  relu_(in_place);
+  EXPECT_TRUE(std::isnan(in_place.to_vector<float>()[0])) << "relu_ keeps a NaN too";
 }
 
 // A comparison with a Scalar is computed in result_type(tensor, scalar), without a

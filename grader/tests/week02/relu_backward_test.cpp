@@ -2,6 +2,7 @@
 // its input; and the gradients that hand-written ReLUs give at 0. Expected values from
 // PyTorch 1.13 (tools/oracle/week02.py).
 
+#include <cmath>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -43,6 +44,20 @@ TEST(week02_relu_backward, AnInfiniteOrNaNGradientWhereTheResultIsZeroGivesZero)
   relu(x).backward(tensor({inf, inf, 1.0F, nan}));
   EXPECT_EQ(x.grad().to_vector<float>(), (std::vector<float>{0.0F, 0.0F, 1.0F, 0.0F}))
       << "relu's backward must give 0 where the result is 0, even for an infinite or NaN incoming gradient";
+}
+
+// torch: x = torch.tensor([nan, -1., 0., 2., nan], requires_grad=True); torch.relu(x).backward(g):
+// relu keeps the NaN, and the gradient there is g (threshold_backward zeroes only where result <= 0).
+TEST(week02_relu_backward, ANaNResultPassesTheGradientOnAsInPyTorch) {
+  const auto& c = oracle_json("relu_nan");
+  const Tensor g = to_tensor(values_from_json(c.at("gout")));
+  const Tensor result = tensor({NAN, 0.0F, 0.0F, 2.0F, NAN});
+  expect_values(relu_backward(g, result), values_from_json(c.at("grad")));
+  const Tensor x = tensor({NAN, -1.0F, 0.0F, 2.0F, NAN}).requires_grad_();
+  const Tensor y = relu(x);
+  expect_values(y.detach(), values_from_json(c.at("out")));
+  y.backward(g);
+  expect_values(x.grad(), values_from_json(c.at("grad")));
 }
 
 TEST(week02_relu_backward, ReluMatchesPyTorchAtZeroAndEverywhere) {

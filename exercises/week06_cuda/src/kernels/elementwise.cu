@@ -37,8 +37,12 @@ enum Unary : int {
 };
 enum Binary : int { kAdd, kSub, kMul, kDiv, kPow, kMaximum, kMinimum, kEq, kNe, kLt, kLe, kGt, kGe };
 
+// PyTorch's powi, as the CPU's: a negative exponent gives 1 for base 1, +-1 for base -1, else 0.
 template <class T>
 __device__ inline T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < T(0)) return base == T(1) ? T(1) : base == T(-1) ? static_cast<T>(exp % T(2) == T(0) ? 1 : -1) : T(0);
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result = static_cast<T>(result * base);
@@ -91,7 +95,7 @@ __device__ inline T unary_value(int op, T v) {
       case kSign:
         return static_cast<T>((T(0) < v) - (v < T(0)));
       case kRelu:
-        return v > T(0) ? v : T(0);
+        return v < T(0) ? T(0) : v;
       default:  // rounding is the identity on integers
         return v;
     }
@@ -101,7 +105,7 @@ __device__ inline T unary_value(int op, T v) {
       case kNeg:
         return -v;
       case kAbs:
-        return v < T(0) ? -v : v;
+        return v <= T(0) ? T(0) - v : v;  // abs(-0.0) is +0.0; NaN stays NaN
       case kSign:
         return static_cast<T>((T(0) < v) - (v < T(0)));
       case kExp:
@@ -125,7 +129,7 @@ __device__ inline T unary_value(int op, T v) {
       case kReciprocal:
         return T(1) / v;
       case kRelu:
-        return v > T(0) ? v : T(0);
+        return v < T(0) ? T(0) : v;
       case kFloor:
         return static_cast<T>(floor(x));
       case kCeil:

@@ -15,11 +15,13 @@
 namespace kindling::autograd {
 
 /// The vector-Jacobian product of `result = relu(self)` = max(self, 0): for each
-/// element, grad where result > 0, else 0, with grad's shape and dtype. It reads
+/// element, 0 where result <= 0, else grad, with grad's shape and dtype. It reads
 /// only `result` (the output ReluBackward0 saved), never self: relu_ overwrites
 /// self with the result, and the backward must still work. At self == 0 (and at
 /// -0.0) the gradient is 0, as PyTorch's: ReLU has no derivative there, and 0 is
-/// the subgradient PyTorch chose. `grad` and `result` have the same shape; neither
+/// the subgradient PyTorch chose. A NaN result (relu lets a NaN through) is not
+/// <= 0, so it passes grad on, as PyTorch's threshold_backward does: a NaN is
+/// never turned into a quiet 0. `grad` and `result` have the same shape; neither
 /// is modified.
 Tensor relu_backward(const Tensor& grad, const Tensor& result) {
   // BEGIN SOLUTION week02.relu_backward

@@ -30,9 +30,11 @@ Tensor sub(const Tensor& a, const Tensor& b, const Scalar& alpha = 1);
 Tensor mul(const Tensor& a, const Tensor& b);
 /// a / b, true division (integers give float32).
 Tensor div(const Tensor& a, const Tensor& b);
-/// a ** b.
+/// a ** b. Integer a to a negative integer b is PyTorch's truncated reciprocal: 1 for 1, +-1
+/// for -1, 0 otherwise. Two bools: "\"pow\" not implemented for 'Bool'".
 Tensor pow(const Tensor& a, const Tensor& b);
-/// a ** exponent.
+/// a ** exponent. An integer (or bool) `a` to a negative integer exponent throws "Integers to
+/// negative integer powers are not allowed.", as PyTorch's Scalar overload does.
 Tensor pow(const Tensor& a, const Scalar& exponent);
 /// Elementwise larger value (NaN wins).
 Tensor maximum(const Tensor& a, const Tensor& b);
@@ -75,7 +77,7 @@ Tensor operator-(const Tensor& a);
 
 // ---- unary math -------------------------------------------------------------------
 Tensor neg(const Tensor& x);         ///< -x
-Tensor abs(const Tensor& x);         ///< |x|
+Tensor abs(const Tensor& x);         ///< |x| (abs(-0.0) is +0.0; bool is refused, as in PyTorch)
 Tensor sign(const Tensor& x);        ///< -1, 0 or 1
 Tensor exp(const Tensor& x);         ///< e^x (integers give float32)
 Tensor log(const Tensor& x);         ///< natural log
@@ -86,7 +88,7 @@ Tensor sin(const Tensor& x);         ///< sine
 Tensor cos(const Tensor& x);         ///< cosine
 Tensor tanh(const Tensor& x);        ///< hyperbolic tangent
 Tensor sigmoid(const Tensor& x);     ///< 1 / (1 + e^-x)
-Tensor relu(const Tensor& x);        ///< max(x, 0)
+Tensor relu(const Tensor& x);        ///< max(x, 0): 0 where x < 0, so NaN and -0.0 pass through
 Tensor floor(const Tensor& x);       ///< round down
 Tensor ceil(const Tensor& x);        ///< round up
 Tensor round(const Tensor& x);       ///< round half to even
