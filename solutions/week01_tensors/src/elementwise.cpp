@@ -246,6 +246,29 @@ void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, c
   visit_dtype(t, [&](auto tag) { binary_kernel<typename decltype(tag)::type>(op, out, a, b, alpha); });
 }
 
+// pow(Tensor, Scalar) on floating values, as PyTorch's CPU kernel runs it: exponents 0.5, -0.5
+// and -1 are sqrt, rsqrt and reciprocal, and 2, 3 and -2 are products. The values differ from
+// std::pow's at the edges: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5 is NaN, as sqrt gives them.
+// Returns false (out untouched) for any other exponent.
+bool scalar_pow(const Tensor& out, const Tensor& a, const Tensor& exponent) {
+  const double e = exponent.item<double>();
+  if (e != 0.5 && e != -0.5 && e != -1.0 && e != 2.0 && e != 3.0 && e != -2.0) return false;
+  visit_dtype(out.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<T>) {
+      unary_loop<T, T>(out, a, [e](T x) {
+        if (e == 0.5) return std::sqrt(x);
+        if (e == -0.5) return T(1) / std::sqrt(x);
+        if (e == -1.0) return T(1) / x;
+        if (e == 2.0) return x * x;
+        if (e == 3.0) return x * x * x;
+        return T(1) / (x * x);
+      });
+    }
+  });
+  return true;
+}
+
 Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
   const Device device = detail::common_device({&a, &b});
   const ScalarType t = compute_dtype(op, a, b);
@@ -257,6 +280,7 @@ Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar
     device_backend(device.type).binary(static_cast<BinaryOp>(op), out, operand(a), operand(b), alpha);
     return out;
   }
+  if (op == Bin::Pow && b.impl().is_wrapped_number && is_floating_point(t) && scalar_pow(out, a.to(t), b)) return out;
   dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
   return out;
 }
