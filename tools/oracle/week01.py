@@ -158,6 +158,23 @@ cases["bool_kernel_errors"] = {
     "argmax_dim_first": error(lambda: torch.argmax(_flags, 3)),
     "argmax_empty_dim_first": error(lambda: torch.argmax(torch.zeros(0, 3, dtype=torch.bool), 0)),
 }
+# Where PyTorch runs no argmax kernel (a given dim of size 1, an empty result), bool is not refused;
+# without a dim, keepdim keeps every dim as size 1. Softmax of an empty integer tensor returns before
+# the dispatch. A Scalar exponent is compared as a double: 0.50000001 is not sqrt's 0.5.
+cases["arg_extreme_no_kernel"] = {
+    "size_one_dim": values(torch.argmax(torch.tensor([True]), 0)),
+    "size_one_dim_keep": values(torch.argmin(torch.tensor([[True], [False]]), 1, keepdim=True)),
+    "empty_result": values(torch.argmax(torch.zeros(3, 0, dtype=torch.bool), 0)),
+    "zero_dim_bool": error(lambda: torch.argmax(torch.tensor(True), 0)),
+    "keepdim_no_dim": values(torch.argmax(torch.tensor([[1.0, 5.0, 2.0], [0.0, 7.0, 1.0]]), keepdim=True)),
+    "softmax_empty_int": values(torch.softmax(torch.zeros(0, 3, dtype=torch.long), 0)),
+    "log_softmax_empty_int": values(torch.log_softmax(torch.zeros(0, 3, dtype=torch.long), 1)),
+}
+_edges = torch.tensor([-0.0, float("-inf"), 4.0])
+cases["pow_near_special_exponents"] = {
+    "float32_above_half": values(_edges ** 0.50000001), "float32_half": values(_edges ** 0.5),
+    "float64_half": values(_edges.double() ** 0.5), "float32_near_minus_half": values(_edges ** -0.49999999),
+}
 # NaN and -0.0 through relu and abs: relu keeps both (0 only where x < 0); abs(-0.0) is +0.0.
 _specials = torch.tensor([float("nan"), -0.0, 0.0, -1.0, 2.0])
 cases["relu_abs_specials"] = {

@@ -132,6 +132,39 @@ Op grad_op(Bin op) {
   return ops[static_cast<int>(op)];
 }
 
+// Signed integers wrap around on overflow, as PyTorch's do (2**62 + 2**62 is -2**63); computed in
+// the unsigned type of the same width, where wrapping is defined (a signed overflow is undefined
+// behaviour, which the sanitizer builds stop at). Other types: the plain operation.
+template <class T>
+constexpr bool kWraps = std::is_integral_v<T>&& std::is_signed_v<T>;
+template <class T>
+T wrap_add(T x, T y) {
+  if constexpr (kWraps<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
+  } else {
+    return static_cast<T>(x + y);
+  }
+}
+template <class T>
+T wrap_mul(T x, T y) {
+  if constexpr (kWraps<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
+  } else {
+    return static_cast<T>(x * y);
+  }
+}
+template <class T>
+T wrap_neg(T x) {
+  if constexpr (kWraps<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(U{0} - static_cast<U>(x));
+  } else {
+    return static_cast<T>(-x);
+  }
+}
+
 // An integer power, PyTorch's powi: a negative exponent gives the truncated reciprocal, which is
 // 1 for base 1, +-1 for base -1 (by the exponent's parity) and 0 for every other base, 0 included.
 template <class T>
@@ -141,8 +174,8 @@ T int_pow(T base, T exp) {
   }
   T result = 1;
   while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
     exp >>= 1;
   }
   return result;
@@ -155,11 +188,20 @@ template <class T, class F>
 void with_arithmetic(Bin op, T al, F&& f) {
   switch (op) {
     case Bin::Add:
-      return f([al](T x, T y) { return static_cast<T>(x + al * y); });
+      if constexpr (kWraps<T>)
+        return f([al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); });
+      else
+        return f([al](T x, T y) { return static_cast<T>(x + al * y); });
     case Bin::Sub:
-      return f([al](T x, T y) { return static_cast<T>(x - al * y); });
+      if constexpr (kWraps<T>)
+        return f([al](T x, T y) { return wrap_add(x, wrap_neg(wrap_mul(al, y))); });
+      else
+        return f([al](T x, T y) { return static_cast<T>(x - al * y); });
     case Bin::Mul:
-      return f([](T x, T y) { return static_cast<T>(x * y); });
+      if constexpr (kWraps<T>)
+        return f([](T x, T y) { return wrap_mul(x, y); });
+      else
+        return f([](T x, T y) { return static_cast<T>(x * y); });
     default:
       return f([](T x, T y) { return static_cast<T>(x / y); });
   }
@@ -249,9 +291,9 @@ void dispatch_binary(Bin op, ScalarType t, const Tensor& out, const Tensor& a, c
 // pow(Tensor, Scalar) on floating values, as PyTorch's CPU kernel runs it: exponents 0.5, -0.5
 // and -1 are sqrt, rsqrt and reciprocal, and 2, 3 and -2 are products. The values differ from
 // std::pow's at the edges: (-0.0) ** 0.5 is -0.0 and (-inf) ** 0.5 is NaN, as sqrt gives them.
-// Returns false (out untouched) for any other exponent.
-bool scalar_pow(const Tensor& out, const Tensor& a, const Tensor& exponent) {
-  const double e = exponent.item<double>();
+// `e` is the Scalar's own value, as a double (PyTorch compares it so: 0.50000001 is not 0.5, even
+// where a float32 0-d tensor of it would be). Returns false (out untouched) for any other exponent.
+bool scalar_pow(const Tensor& out, const Tensor& a, double e) {
   if (e != 0.5 && e != -0.5 && e != -1.0 && e != 2.0 && e != 3.0 && e != -2.0) return false;
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -269,7 +311,9 @@ bool scalar_pow(const Tensor& out, const Tensor& a, const Tensor& exponent) {
   return true;
 }
 
-Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha) {
+// `scalar_exponent`: b wraps that Scalar exponent of pow(Tensor, Scalar).
+Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha,
+                          std::optional<double> scalar_exponent = std::nullopt) {
   const Device device = detail::common_device({&a, &b});
   const ScalarType t = compute_dtype(op, a, b);
   const Shape shape = detail::broadcast_pair(a.sizes(), b.sizes());
@@ -280,16 +324,17 @@ Tensor binary_kernel_only(Bin op, const Tensor& a, const Tensor& b, const Scalar
     device_backend(device.type).binary(static_cast<BinaryOp>(op), out, operand(a), operand(b), alpha);
     return out;
   }
-  if (op == Bin::Pow && b.impl().is_wrapped_number && is_floating_point(t) && scalar_pow(out, a.to(t), b)) return out;
+  if (scalar_exponent && is_floating_point(t) && scalar_pow(out, a.to(t), *scalar_exponent)) return out;
   dispatch_binary(op, t, out, a.to(t), b.to(t), alpha);
   return out;
 }
 
 // `scalar_overload`: recorded as PyTorch's Scalar overload (detail::mul_scalar_overload).
-Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1, bool scalar_overload = false) {
+Tensor binary(Bin op, const Tensor& a, const Tensor& b, const Scalar& alpha = 1, bool scalar_overload = false,
+              std::optional<double> scalar_exponent = std::nullopt) {
   if (is_comparison(op)) return binary_kernel_only(op, a, b, alpha);
   return differentiable(
-      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha); },
+      grad_op(op), {a, b}, [&] { return binary_kernel_only(op, a, b, alpha, scalar_exponent); },
       [&] { return OpArgs{.alpha = alpha, .scalar_overload = scalar_overload}; });
 }
 
@@ -387,7 +432,7 @@ Tensor pow(const Tensor& a, const Tensor& b) { return binary(Bin::Pow, a, b); }
 Tensor pow(const Tensor& a, const Scalar& e) {
   KINDLING_CHECK(a.is_floating_point() || e.is_floating_point() || e.to<std::int64_t>() >= 0,
                  "Integers to negative integer powers are not allowed.");
-  return binary(Bin::Pow, a, wrap(e, a));
+  return binary(Bin::Pow, a, wrap(e, a), 1, false, e.to<double>());
 }
 Tensor maximum(const Tensor& a, const Tensor& b) { return binary(Bin::Maximum, a, b); }
 Tensor minimum(const Tensor& a, const Tensor& b) { return binary(Bin::Minimum, a, b); }
@@ -446,7 +491,7 @@ Tensor neg(const Tensor& x) {
     KINDLING_CHECK(x.dtype() != kBool,
                    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
                    "to invert a mask, use the `~` or `logical_not()` operator instead.");
-    return unary_same(x, UnaryOp::Neg, [](auto v) { return -v; });
+    return unary_same(x, UnaryOp::Neg, [](auto v) { return wrap_neg(v); });
   });
 }
 Tensor abs(const Tensor& x) {
@@ -458,7 +503,7 @@ Tensor abs(const Tensor& x) {
       else if constexpr (std::is_floating_point_v<decltype(v)>)
         return std::abs(v);  // abs(-0.0) is +0.0, as in PyTorch
       else
-        return v < 0 ? -v : v;
+        return v < 0 ? wrap_neg(v) : v;
     });
   });
 }
@@ -575,7 +620,7 @@ Tensor ge(const Tensor& a, const Tensor& b) { return binary(Bin::Ge, a, b); }
 namespace {
 // A comparison with a Scalar, computed in the dtype the wrapped number would give
 // (result_type(a, s)) but with no 0-d tensor made for it: masks such as ReLU's
-// backward `result > 0` are taken on every step of training.
+// backward `result <= 0` are taken on every step of training.
 Tensor compare_scalar(Bin op, const Tensor& a, const Scalar& s) {
   if (!a.device().is_cpu()) return binary(op, a, wrap(s, a));
   const ScalarType t = result_type(a, s);

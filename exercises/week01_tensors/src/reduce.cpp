@@ -396,6 +396,8 @@ Tensor softmax_impl(const Tensor& x, std::int64_t dim, std::optional<ScalarType>
   const char* kernel = !last_dim ? "softmax_kernel_impl"
                        : log     ? "log_softmax_lastdim_kernel_impl"
                                  : "softmax_lastdim_kernel_impl";
+  // An empty input returns before PyTorch's dispatch, whatever its dtype.
+  if (in.numel() == 0) return detail::empty_contiguous(in.sizes(), in.dtype(), in.device());
   KINDLING_CHECK(in.is_floating_point(), "\"", kernel, "\" not implemented for '", dtype_short_name(in.dtype()), "'");
   if (!in.device().is_cpu()) return device_softmax(in, dim, log);
   return along_dim(in, dim, [log](const auto* row, auto* out, std::int64_t n) {
@@ -539,6 +541,8 @@ std::tuple<Tensor, Tensor> min(const Tensor& x, std::int64_t dim, bool keepdim) 
 namespace {
 // argmax and argmin: PyTorch's checks of the dim (which max(dim) shares) come before its CPU
 // kernel's refusal of bool ("argmax_cpu" not implemented for 'Bool'), which max(dim) has not.
+// PyTorch runs no kernel, and so refuses nothing, when a given dim has size 1 (the answer is 0)
+// or the result is empty. Without a dim, keepdim keeps every dim as size 1.
 Tensor arg_extreme(const Tensor& x, std::optional<std::int64_t> dim, bool keepdim, bool is_max) {
   const char* name = is_max ? "argmax" : "argmin";
   KINDLING_CHECK_AS(IndexError, dim || x.numel() > 0, name,
@@ -547,8 +551,10 @@ Tensor arg_extreme(const Tensor& x, std::optional<std::int64_t> dim, bool keepdi
   const std::int64_t d = wrap_dim(dim.value_or(0), in.dim());
   KINDLING_CHECK_AS(IndexError, in.dim() == 0 || in.sizes()[d] > 0, name, "(): Expected reduction dim ", d,
                     " to have non-zero size.");
-  KINDLING_CHECK(in.dtype() != kBool, "\"", name, "_cpu\" not implemented for 'Bool'");
-  return std::get<1>(max_min_dim(in, d, dim && keepdim, is_max, name));
+  const bool runs_kernel = !(dim && in.dim() > 0 && (in.sizes()[d] == 1 || in.numel() == 0));
+  KINDLING_CHECK(!runs_kernel || in.dtype() != kBool, "\"", name, "_cpu\" not implemented for 'Bool'");
+  const Tensor indices = std::get<1>(max_min_dim(in, d, dim && keepdim, is_max, name));
+  return !dim && keepdim ? indices.reshape(Shape(static_cast<std::size_t>(x.dim()), 1)) : indices;
 }
 }  // namespace
 

@@ -85,6 +85,39 @@ TEST(EnginePromotion, OpsWithNoBoolKernelRefuseBoolAsPyTorchDoes) {
   expect_error_json([] { (void)argmax(zeros({0, 3}, kBool), 0); }, e.at("argmax_empty_dim_first"));
 }
 
+// PyTorch runs no argmax kernel where a given dim has size 1 or the result is empty, so bool is
+// accepted there; without a dim, keepdim keeps every dim (as size 1).
+TEST(EnginePromotion, ArgmaxOfBoolWithoutAKernelAndKeepdimWithoutADim) {
+  const auto& c = oracle_json("arg_extreme_no_kernel");
+  expect_values(argmax(tensor({true}), 0), values_from_json(c.at("size_one_dim")));
+  expect_values(argmin(tensor({{true}, {false}}), 1, true), values_from_json(c.at("size_one_dim_keep")));
+  expect_values(argmax(zeros({3, 0}, kBool), 0), values_from_json(c.at("empty_result")));
+  expect_error_json([] { (void)argmax(tensor(true), 0); }, c.at("zero_dim_bool"));
+  expect_values(argmax(tensor({{1.0F, 5.0F, 2.0F}, {0.0F, 7.0F, 1.0F}}), std::nullopt, true),
+                values_from_json(c.at("keepdim_no_dim")));
+  expect_values(softmax(zeros({0, 3}, kInt64), 0), values_from_json(c.at("softmax_empty_int")));
+  expect_values(log_softmax(zeros({0, 3}, kInt64), 1), values_from_json(c.at("log_softmax_empty_int")));
+}
+
+// pow(Tensor, Scalar) runs sqrt for the exponent 0.5 exactly, compared as a double: 0.50000001
+// (0.5 once rounded to float32) is std::pow's, with its +0.0 and inf for -0.0 and -inf.
+TEST(EngineMath, PowRunsSqrtOnlyForAnExponentOfExactlyOneHalf) {
+  const auto& c = oracle_json("pow_near_special_exponents");
+  const Tensor x = tensor({-0.0F, -INFINITY, 4.0F});
+  const std::vector<std::pair<std::string, Tensor>> cases = {{"float32_above_half", pow(x, 0.50000001)},
+                                                             {"float32_half", pow(x, 0.5)},
+                                                             {"float64_half", pow(x.to(kFloat64), 0.5)},
+                                                             {"float32_near_minus_half", pow(x, -0.49999999)}};
+  for (const auto& [name, y] : cases) {
+    SCOPED_TRACE(name);
+    expect_values(y, values_from_json(c.at(name)));
+    const auto& first = c.at(name).at("values").at(0);  // -0.0 or 0.0 (or "inf"): its sign counts
+    if (first.is_number()) {
+      EXPECT_EQ(std::signbit(y.to(kFloat64).to_vector<double>()[0]), std::signbit(first.get<double>()));
+    }
+  }
+}
+
 // relu is 0 only where x < 0: a NaN stays NaN (not a quiet 0) and -0.0 stays -0.0; abs(-0.0) is +0.0.
 TEST(EngineMath, ReluAndAbsKeepNaNAndTheSignOfZeroAsPyTorch) {
   const auto& c = oracle_json("relu_abs_specials");

@@ -145,7 +145,7 @@ Tensor where_impl(const Tensor& condition, const Tensor& a, const Tensor& b) {
     using T = typename decltype(tag)::type;
     detail::parallel_for_each_run<4>("where", shape, {&out, &condition, &ac, &bc},
                                      [](std::array<char*, 4> p, std::array<std::int64_t, 4> s, std::int64_t n) {
-                                       // ReLU's backward is a where on the sign of its output, with a 0-d zero for `b`
+                                       // ReLU's backward is a where on the sign of its output, with a 0-d zero for `a`
                                        // (stride 0): runs of contiguous operands, and of one operand that is a single
                                        // value, go to where_run.
                                        constexpr auto st = static_cast<std::int64_t>(sizeof(T));

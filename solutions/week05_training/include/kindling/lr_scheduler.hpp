@@ -254,7 +254,8 @@ class SequentialLR {
  public:
   /// Takes over the schedulers (already created on `optimizer`), as PyTorch does:
   /// resets the rates to initial_lr and replays the first scheduler's first step. Throws
-  /// ValueError unless there is one scheduler more than milestones (none at all included).
+  /// ValueError for a scheduler of another optimizer, then unless there is one scheduler more
+  /// than milestones (none at all included).
   SequentialLR(Optimizer& optimizer, std::vector<std::shared_ptr<LRScheduler>> schedulers,
                std::vector<std::int64_t> milestones);
   /// Advances one epoch: steps the scheduler whose interval contains it (from its

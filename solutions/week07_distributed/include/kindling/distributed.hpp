@@ -136,7 +136,8 @@ class ProcessGroup {
   /// broadcast_async, waited for.
   void broadcast(const Tensor& tensor, int root = 0) { broadcast_async(tensor, root).wait(); }
   /// outputs[r] becomes rank r's `input` (outputs: size() tensors of input's shape and dtype).
-  /// PyTorch 1.13's errors in its order: a dtype that differs ("Invalid usage of tensors with
+  /// After the kit's own checks of every tensor (defined, CPU, contiguous), PyTorch 1.13's
+  /// errors in its order: a dtype that differs ("Invalid usage of tensors with
   /// different dtypesFound torch.float32 and  torch.int32", its words), another number of outputs
   /// ("ProcessGroupGloo::allgather: invalid output tensor list at index 0 (expected length 2, got
   /// 1)"), an output of another shape ("... invalid tensor size at index 1 (expected (2), got (3))").
