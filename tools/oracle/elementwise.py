@@ -6,8 +6,8 @@ It writes grader/tests/week01/data/elementwise.json, which grader/tests/week01/e
 replays with no Python. Each dtype has a fixed list of values: for floats 0, -0.0, +-inf, NaN,
 halves (rounding), tiny and huge magnitudes; for integers their extremes. A case is one op over
 one dtype's list (unary, reduction), one op over every pair of two lists (binary, tensor-tensor),
-or one op of a list with one Scalar (scalar). Recorded: the result's dtype and values (NaN, inf
-and -0.0 as strings), or PyTorch's error.
+one op of a list with one Scalar (scalar), or clamp with Scalar bounds (clamp). Recorded: the
+result's dtype and values (NaN, inf and -0.0 as strings), or PyTorch's error.
 
 One value is left out, on purpose: log1p of 3e38 in float32, which PyTorch 1.13's vectorised
 kernel returns as inf (log1p(3e38) is 88.6). And the test accepts a zero of either sign from
@@ -39,6 +39,9 @@ BINARY = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "
 SCALAR_OPS = ["add", "sub", "mul", "div", "pow", "eq", "lt", "ge"]
 SCALARS = [2, -1, 0, 0.5, -0.5, 3, -2, -2.5, True]
 REDUCE = ["sum", "mean", "prod", "max", "min", "argmax", "argmin"]
+# clamp(x, min, max) with Scalar bounds, None for an absent one (no NaN bound: PyTorch 1.13 ignores
+# one, as its max(x, NaN) keeps x; the kit's clamp gives NaN, as later PyTorch does).
+CLAMPS = [(-1, 1), (0, None), (None, 0), (-1.5, 2.5), (3, 1), (0.5, None), (True, True), (False, None), (None, True)]
 
 
 def number(v):
@@ -87,6 +90,10 @@ for op in SCALAR_OPS:
         for s in SCALARS:
             cases.append({"kind": "scalar", "op": op, "dtype": d, "scalar": s,
                           "out": record(lambda: getattr(torch, op)(values_of(d), s))})
+for lo, hi in CLAMPS:
+    for d in VALUES:
+        cases.append({"kind": "clamp", "op": "clamp", "dtype": d, "min": lo, "max": hi,
+                      "out": record(lambda: torch.clamp(values_of(d), lo, hi))})
 for op in REDUCE:
     for d in VALUES:
         cases.append({"kind": "reduce", "op": op, "dtype": d, "out": record(lambda: getattr(torch, op)(values_of(d)))})

@@ -600,6 +600,13 @@ Tensor round(const Tensor& x) {
 Tensor square(const Tensor& x) { return pow(x, Scalar(2)); }
 Tensor clamp(const Tensor& x, std::optional<Scalar> min, std::optional<Scalar> max) {
   KINDLING_CHECK(min || max, "torch.clamp: At least one of 'min' or 'max' must not be None");
+  // A bool result (bool x, bool bounds) has no CPU kernel in PyTorch; each form names its own.
+  const ScalarType t = promote_types(min ? result_type(x, *min) : x.dtype(), max ? result_type(x, *max) : x.dtype());
+  KINDLING_CHECK(t != kBool, "\"",
+                 min && max ? "clamp_scalar_cpu"
+                 : min      ? "clamp_min_cpu"
+                            : "clamp_max_scalar_cpu",
+                 "\" not implemented for 'Bool'");
   return differentiable(
       Op::Clamp, {x},
       [&] {

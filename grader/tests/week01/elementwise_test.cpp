@@ -3,7 +3,7 @@
 // (tools/oracle/elementwise.py, data/elementwise.json), replayed with no Python.
 //
 // A case is one op over one dtype's values (unary, reduction), over every pair of two dtypes'
-// values (binary), or over one dtype's values with one Scalar (scalar). Kindling must give
+// values (binary), over one dtype's values with one Scalar (scalar) or two (clamp). Kindling must give
 // PyTorch's dtype and values, or its error, word for word. Floating values agree within a few
 // units in the last place (1e-5 relative in float32, 1e-12 in float64: the libm of another
 // distribution may round a transcendental function differently), NaN with NaN, and -0.0 only
@@ -198,6 +198,13 @@ void replay(const std::string& kind) {
       const json& v = c.contains("values") ? c.at("values") : values.at(d);
       if (kind == "unary") run = [&, op, d] { return unary(op, make(v, dtype_of(d))); };
       if (kind == "reduce") run = [&, op, d] { return reduce(op, make(v, dtype_of(d))); };
+      if (kind == "clamp") {
+        auto bound = [&](const char* key) {
+          return c.at(key).is_null() ? std::optional<Scalar>() : std::optional<Scalar>(scalar_of(c.at(key)));
+        };
+        label += " min " + c.at("min").dump() + " max " + c.at("max").dump();
+        run = [&, d, lo = bound("min"), hi = bound("max")] { return clamp(make(v, dtype_of(d)), lo, hi); };
+      }
       if (kind == "scalar") {
         label += " with " + c.at("scalar").dump();
         const Scalar s = scalar_of(c.at("scalar"));
@@ -237,3 +244,4 @@ TEST(EngineElementwise, UnaryOpsOnEveryDtypeAndSpecialValueMatchPyTorch) { repla
 TEST(EngineElementwise, BinaryOpsOnEveryPairOfDtypesMatchPyTorch) { replay("binary"); }
 TEST(EngineElementwise, OpsWithAScalarMatchPyTorch) { replay("scalar"); }
 TEST(EngineElementwise, FullReductionsMatchPyTorch) { replay("reduce"); }
+TEST(EngineElementwise, ClampWithScalarBoundsMatchesPyTorch) { replay("clamp"); }
