@@ -132,37 +132,18 @@ Op grad_op(Bin op) {
   return ops[static_cast<int>(op)];
 }
 
-// Signed integers wrap around on overflow, as PyTorch's do (2**62 + 2**62 is -2**63); computed in
-// the unsigned type of the same width, where wrapping is defined (a signed overflow is undefined
-// behaviour, which the sanitizer builds stop at). Other types: the plain operation.
-template <class T>
-constexpr bool kWraps = std::is_integral_v<T>&& std::is_signed_v<T>;
-template <class T>
-T wrap_add(T x, T y) {
-  if constexpr (kWraps<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
-  } else {
-    return static_cast<T>(x + y);
-  }
-}
+// Integer arithmetic wraps around on overflow, as PyTorch's does: done in detail::Wrapping<T>,
+// the unsigned type of T's width (reduce.cpp's sums do the same). For floating types and bool,
+// Wrapping<T> is T and these are the plain operations.
 template <class T>
 T wrap_mul(T x, T y) {
-  if constexpr (kWraps<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(x) * static_cast<U>(y));
-  } else {
-    return static_cast<T>(x * y);
-  }
+  using W = detail::Wrapping<T>;
+  return static_cast<T>(static_cast<W>(x) * static_cast<W>(y));
 }
 template <class T>
 T wrap_neg(T x) {
-  if constexpr (kWraps<T>) {
-    using U = std::make_unsigned_t<T>;
-    return static_cast<T>(U{0} - static_cast<U>(x));
-  } else {
-    return static_cast<T>(-x);
-  }
+  using W = detail::Wrapping<T>;
+  return static_cast<T>(-static_cast<W>(x));
 }
 
 // An integer power, PyTorch's powi: a negative exponent gives the truncated reciprocal, which is
@@ -184,24 +165,17 @@ T int_pow(T base, T exp) {
 // Calls f with `x op y` for op in {Add, Sub, Mul, Div} as a function of (x, y), in T:
 // the one definition the tensor-tensor kernel and the tensor-Scalar one both run, so
 // that they give the same bits.
+// Integers in detail::Wrapping<T> (they wrap around); for floating types the casts are no-ops.
 template <class T, class F>
 void with_arithmetic(Bin op, T al, F&& f) {
+  using W = detail::Wrapping<T>;
   switch (op) {
     case Bin::Add:
-      if constexpr (kWraps<T>)
-        return f([al](T x, T y) { return wrap_add(x, wrap_mul(al, y)); });
-      else
-        return f([al](T x, T y) { return static_cast<T>(x + al * y); });
+      return f([al](T x, T y) { return static_cast<T>(static_cast<W>(x) + static_cast<W>(al) * static_cast<W>(y)); });
     case Bin::Sub:
-      if constexpr (kWraps<T>)
-        return f([al](T x, T y) { return wrap_add(x, wrap_neg(wrap_mul(al, y))); });
-      else
-        return f([al](T x, T y) { return static_cast<T>(x - al * y); });
+      return f([al](T x, T y) { return static_cast<T>(static_cast<W>(x) - static_cast<W>(al) * static_cast<W>(y)); });
     case Bin::Mul:
-      if constexpr (kWraps<T>)
-        return f([](T x, T y) { return wrap_mul(x, y); });
-      else
-        return f([](T x, T y) { return static_cast<T>(x * y); });
+      return f([](T x, T y) { return static_cast<T>(static_cast<W>(x) * static_cast<W>(y)); });
     default:
       return f([](T x, T y) { return static_cast<T>(x / y); });
   }
@@ -298,14 +272,20 @@ bool scalar_pow(const Tensor& out, const Tensor& a, double e) {
   visit_dtype(out.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<T>) {
-      unary_loop<T, T>(out, a, [e](T x) {
-        if (e == 0.5) return std::sqrt(x);
-        if (e == -0.5) return T(1) / std::sqrt(x);
-        if (e == -1.0) return T(1) / x;
-        if (e == 2.0) return x * x;
-        if (e == 3.0) return x * x * x;
-        return T(1) / (x * x);
-      });
+      // The exponent is chosen once, outside the loop: each loop body is one expression.
+      const auto run = [&](auto f) { unary_loop<T, T>(out, a, f); };
+      if (e == 0.5)
+        run([](T x) { return std::sqrt(x); });
+      else if (e == -0.5)
+        run([](T x) { return T(1) / std::sqrt(x); });
+      else if (e == -1.0)
+        run([](T x) { return T(1) / x; });
+      else if (e == 2.0)
+        run([](T x) { return x * x; });
+      else if (e == 3.0)
+        run([](T x) { return x * x * x; });
+      else
+        run([](T x) { return T(1) / (x * x); });
     }
   });
   return true;

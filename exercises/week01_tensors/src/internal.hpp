@@ -103,4 +103,18 @@ template <class T>
 void gemm_raw(T* out, std::int64_t ldo, MatrixRef<T> a, MatrixRef<T> b, std::int64_t n, std::int64_t m, std::int64_t k,
               bool accumulate);
 
+/// The type integer arithmetic on A is done in so that it wraps around on overflow, as
+/// PyTorch's does (two's complement: 2**62 + 2**62 is -2**63): the unsigned type of A's width,
+/// since a signed overflow is undefined behaviour in C++. Floating types and bool are themselves.
+template <class A>
+struct WrappingOf {
+  using type = A;
+};
+template <class A>
+requires(std::is_integral_v<A> && !std::is_same_v<A, bool>) struct WrappingOf<A> {
+  using type = std::make_unsigned_t<A>;
+};
+template <class A>
+using Wrapping = typename WrappingOf<A>::type;
+
 }  // namespace kindling::detail

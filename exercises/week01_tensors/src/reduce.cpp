@@ -21,19 +21,9 @@ namespace {
 
 enum class Red { Sum, Prod, Max, Min };
 
-// Integer sums and products wrap around on overflow, as PyTorch's do (two's complement):
-// they are computed in the unsigned type, since a signed overflow is undefined behaviour in
-// C++ (found by fuzzing a checkpoint of large int64 values). Floating types are themselves.
-template <class A>
-struct WrappingOf {
-  using type = A;
-};
-template <class A>
-requires(std::is_integral_v<A> && !std::is_same_v<A, bool>) struct WrappingOf<A> {
-  using type = std::make_unsigned_t<A>;
-};
-template <class A>
-using Wrapping = typename WrappingOf<A>::type;
+// Integer sums and products wrap around on overflow, as PyTorch's do: computed in
+// detail::Wrapping<A> (internal.hpp; found by fuzzing a checkpoint of large int64 values).
+using detail::Wrapping;
 
 template <class T>
 using SumAcc = std::conditional_t<std::is_floating_point_v<T>, double, std::int64_t>;
